@@ -1,0 +1,132 @@
+#pragma once
+// The invocation path (CCI paper, section III): async binds method and
+// arguments into one message (m2f) and sends it to the object's core; a
+// continuation carries the result on; sync = async + future + wait.
+//
+//   taco::async(gp, &T::m, args...);                  // fire and forget
+//   taco::async(gp, taco::m2f(&T::m, args...), fut);  // result assigns future<R> fut
+//   taco::async(gp, taco::m2f(&T::m, args...), taco::then(other, &U::on_result));
+//   auto f = taco::call(gp, &T::m, args...);          // returns future<R>
+//   R r = taco::sync(gp, &T::m, args...);             // waits, serving invocations
+//
+// Continuations always follow an m2f-bound call, so trailing method arguments
+// and a continuation can never be confused.
+#include <type_traits>
+#include <utility>
+
+#include <taco/continuation.hpp>
+#include <taco/future.hpp>
+#include <taco/global_ptr.hpp>
+#include <taco/invocation_argument.hpp>
+#include <taco/m2f.hpp>
+#include <taco/runtime.hpp>
+#include <taco/detail/request.hpp>
+
+namespace taco {
+
+namespace detail {
+
+template <class R, class C>
+auto make_continuation(C&& c) {
+    using CC = std::remove_cvref_t<C>;
+    if constexpr (is_continuation_v<CC>) {
+        return CC(c);
+    } else {
+        static_assert(std::is_same_v<typename CC::value_type, R>,
+                      "taco::async: the future's value type differs from the method's result type");
+        static_assert(!std::is_const_v<std::remove_reference_t<C>>, "taco::async: the future must not be const");
+        return future_continuation<R>{c.arm(), &c};
+    }
+}
+
+template <class T, class Call, class Cont>
+void send_request(core_id dest, T* object, const Call& call, const Cont& cont) {
+    static_assert(Call::template applies_to<T>,
+                  "taco::async: the bound method/function cannot be called with these arguments "
+                  "(on this object type); check the argument types against its signature");
+    using R = typename Call::template result_type<T>;
+    if constexpr (!std::is_void_v<R> && !std::is_same_v<Cont, no_continuation>) check_invocation_argument<R>();
+    current_runtime<T>().template send<request<T, Call, Cont>>(dest, object, call, cont);
+}
+
+template <class T, class Call>
+using result_of = typename Call::template result_type<T>;
+
+} // namespace detail
+
+// ---- on objects (remote method invocations) -------------------------------
+
+/// Fire-and-forget: run `call` on `*target`, on target's core.
+template <class T, class F, class... A>
+void async(global_ptr<T> target, const bound_call<F, A...>& call) {
+    detail::send_request(target.core(), target.address(), call, detail::no_continuation{});
+}
+
+/// Run `call` on `*target`; its result (or exception) goes to `cont`: a
+/// future<R>& on the calling core, or taco::then(object, &U::method).
+template <class T, class F, class... A, continuation C>
+void async(global_ptr<T> target, const bound_call<F, A...>& call, C&& cont) {
+    using R = detail::result_of<T, bound_call<F, A...>>;
+    detail::send_request(target.core(), target.address(), call, detail::make_continuation<R>(cont));
+}
+
+/// Fire-and-forget shorthand: async(gp, &T::method, args...).
+template <class T, class M, class... A>
+    requires std::is_member_function_pointer_v<M>
+void async(global_ptr<T> target, M method, A&&... args) {
+    async(target, m2f(method, std::forward<A>(args)...));
+}
+
+/// Start the invocation and return the future of its result.
+template <class T, class F, class... A>
+auto call(global_ptr<T> target, const bound_call<F, A...>& bound) {
+    using R = detail::result_of<T, bound_call<F, A...>>;
+    return future<R>(detail::start_tag{}, [&](future<R>& f) { async(target, bound, f); });
+}
+template <class T, class M, class... A>
+    requires std::is_member_function_pointer_v<M>
+auto call(global_ptr<T> target, M method, A&&... args) {
+    return call(target, m2f(method, std::forward<A>(args)...));
+}
+
+/// Synchronous invocation: waits for the result while this core keeps serving
+/// invocations; rethrows the remote exception as taco::remote_error.
+template <class T, class F, class... A>
+auto sync(global_ptr<T> target, const bound_call<F, A...>& bound) {
+    return call(target, bound).get();
+}
+template <class T, class M, class... A>
+    requires std::is_member_function_pointer_v<M>
+auto sync(global_ptr<T> target, M method, A&&... args) {
+    return call(target, m2f(method, std::forward<A>(args)...)).get();
+}
+
+// ---- on cores (remote procedure calls) -----------------------------------
+
+/// Fire-and-forget: run `call` (a function + bound arguments) on core `core`.
+template <class F, class... A>
+void async(core_id core, const bound_call<F, A...>& call) {
+    detail::send_request<void>(core, nullptr, call, detail::no_continuation{});
+}
+template <class F, class... A, continuation C>
+void async(core_id core, const bound_call<F, A...>& call, C&& cont) {
+    using R = detail::result_of<void, bound_call<F, A...>>;
+    detail::send_request<void>(core, nullptr, call, detail::make_continuation<R>(cont));
+}
+template <class F, class... A>
+    requires(!is_bound_call_v<std::remove_cvref_t<F>>)
+void async(core_id core, F fn, A&&... args) {
+    async(core, m2f(fn, std::forward<A>(args)...));
+}
+template <class F, class... A>
+auto call(core_id core, const bound_call<F, A...>& bound) {
+    using R = detail::result_of<void, bound_call<F, A...>>;
+    return future<R>(detail::start_tag{}, [&](future<R>& f) { async(core, bound, f); });
+}
+template <class F, class... A>
+    requires(!is_bound_call_v<std::remove_cvref_t<F>>)
+auto sync(core_id core, F fn, A&&... args) {
+    return call(core, m2f(fn, std::forward<A>(args)...)).get();
+}
+
+} // namespace taco

@@ -1,0 +1,68 @@
+#pragma once
+// Global object pointers: the PGAS address of an object, {core, address}
+// (CCI paper, section III.B "Remote Method Invocations"). The object's core
+// decides where invocations on it run.
+#include <cassert>
+#include <compare>
+#include <cstdio>
+#include <cstdlib>
+#include <type_traits>
+
+#include <taco/core_id.hpp>
+#include <taco/this_core.hpp>
+
+namespace taco {
+
+template <class T>
+class global_ptr {
+public:
+    using element_type = T;
+
+    constexpr global_ptr() noexcept = default;
+    constexpr global_ptr(core_id core, T* address) noexcept : core_(core), ptr_(address) {}
+
+    /// A global pointer to a local object (must be called on a core).
+    static global_ptr local(T* address) noexcept { return {this_core(), address}; }
+
+    template <class U>
+        requires std::is_convertible_v<U*, T*>
+    constexpr global_ptr(const global_ptr<U>& other) noexcept : core_(other.core()), ptr_(other.address()) {}
+
+    constexpr core_id core() const noexcept { return core_; }
+    /// The address, valid on core() only. Use it elsewhere as an identity, never to load.
+    constexpr T* address() const noexcept { return ptr_; }
+    constexpr explicit operator bool() const noexcept { return ptr_ != nullptr; }
+    bool is_local() const noexcept { return core_ == this_core(); }
+
+    /// Dereference on the owning core only; debug builds abort elsewhere,
+    /// because on a machine without coherence (or in process mode) the bytes
+    /// behind the address are another core's private memory.
+    T* get() const noexcept {
+        check_local();
+        return ptr_;
+    }
+    T* operator->() const noexcept { return get(); }
+    T& operator*() const noexcept { return *get(); }
+
+    friend constexpr bool operator==(const global_ptr&, const global_ptr&) noexcept = default;
+
+private:
+    void check_local() const noexcept {
+#ifndef NDEBUG
+        if (core_ != this_core()) {
+            std::fprintf(stderr,
+                         "taco: global_ptr to core %u dereferenced on core %u; "
+                         "invoke a method on it with taco::async/sync instead\n",
+                         unsigned(core_), unsigned(this_core()));
+            std::abort();
+        }
+#endif
+    }
+
+    core_id core_ = no_core;
+    T* ptr_ = nullptr;
+};
+
+static_assert(std::is_trivially_copyable_v<global_ptr<int>>);
+
+} // namespace taco

@@ -1,0 +1,91 @@
+#pragma once
+// m2f, "method to functor" (CCI paper, section III; TACO [20]): binds a
+// pointer-to-member (or a function, or a trivially copyable callable) and its
+// argument values into one trivially copyable functor that can travel in a
+// message and is applied on the destination object there.
+#include <concepts>
+#include <cstddef>
+#include <functional>
+#include <type_traits>
+#include <utility>
+
+#include <taco/invocation_argument.hpp>
+
+namespace taco {
+
+namespace detail {
+
+// std::tuple is not trivially copyable (user-provided assignment), so the
+// bound arguments live in an aggregate of leaves instead.
+template <std::size_t I, class T>
+struct arg_leaf {
+    T value;
+};
+template <class Seq, class... A>
+struct arg_pack_impl;
+template <std::size_t... I, class... A>
+struct arg_pack_impl<std::index_sequence<I...>, A...> : arg_leaf<I, A>... {
+    template <class F, class... Front>
+    decltype(auto) apply(F&& f, Front&&... front) {
+        return std::invoke(std::forward<F>(f), std::forward<Front>(front)...,
+                           static_cast<arg_leaf<I, A>&>(*this).value...);
+    }
+};
+template <class... A>
+using arg_pack = arg_pack_impl<std::index_sequence_for<A...>, A...>;
+
+} // namespace detail
+
+/// A bound invocation: callable + argument values, applied as
+/// `obj->*fn(args...)` for a pointer-to-member, `fn(obj, args...)` for a
+/// callable taking the object first, or `fn(args...)` otherwise.
+template <class F, class... A>
+struct bound_call {
+    F fn;
+    detail::arg_pack<A...> args;
+
+    template <class T>
+    static constexpr bool applies_to = [] {
+        if constexpr (std::is_void_v<T>)
+            return std::is_invocable_v<F&, A&...>;
+        else if constexpr (std::is_member_pointer_v<F>)
+            return std::is_invocable_v<F&, T*, A&...>;
+        else
+            return std::is_invocable_v<F&, T&, A&...> || std::is_invocable_v<F&, A&...>;
+    }();
+
+    /// Apply on `obj` (T = void: a function invocation on a core, no object).
+    template <class T>
+    decltype(auto) apply([[maybe_unused]] T* obj) {
+        if constexpr (std::is_void_v<T>)
+            return args.apply(fn);
+        else if constexpr (std::is_member_pointer_v<F>)
+            return args.apply(fn, obj);
+        else if constexpr (std::is_invocable_v<F&, T&, A&...>)
+            return args.apply(fn, *obj);
+        else
+            return args.apply(fn);
+    }
+
+    template <class T>
+    using result_type = std::decay_t<decltype(std::declval<bound_call&>().template apply<T>(nullptr))>;
+};
+
+template <class T>
+inline constexpr bool is_bound_call_v = false;
+template <class F, class... A>
+inline constexpr bool is_bound_call_v<bound_call<F, A...>> = true;
+
+/// Bind `fn` and `args` into one trivially copyable functor. Rejects, at
+/// compile time, arguments that cannot travel in a message.
+template <class F, class... A>
+constexpr auto m2f(F fn, A&&... args) {
+    static_assert(std::is_trivially_copyable_v<F>,
+                  "taco::m2f: the callable is not trivially copyable (a lambda with non-trivial "
+                  "captures?). Bind a pointer-to-member or a function, or capture only trivially "
+                  "copyable values.");
+    (detail::check_invocation_argument<std::decay_t<A>>(), ...);
+    return bound_call<F, std::decay_t<A>...>{fn, {{std::forward<A>(args)}...}};
+}
+
+} // namespace taco

@@ -1,0 +1,292 @@
+#pragma once
+// The per-core runtime loop (CCI paper, section IV): it polls the platform's
+// channels (in order per source), runs short invocations straight from the
+// message buffer, keeps messages that did not fit a full channel in a local
+// queue per destination (never dropped, never blocking the sender), and idles
+// through the platform when there is nothing to do.
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <taco/core_id.hpp>
+#include <taco/platform.hpp>
+#include <taco/remote_error.hpp>
+#include <taco/this_core.hpp>
+
+namespace taco {
+
+/// Per-core message counters (for tests, tuning and the demo).
+struct core_stats {
+    std::uint64_t sent = 0;      ///< messages handed to the platform
+    std::uint64_t received = 0;  ///< messages run by this core
+    std::uint64_t deferred = 0;  ///< sends that found the channel full and were queued locally
+};
+
+/// Called, on the core where it happened, for an exception thrown by an
+/// invocation that has no continuation to report it to (fire-and-forget, or
+/// a method continuation). The default prints the error and aborts: an
+/// exception nobody can see must not vanish.
+using uncaught_error_handler = void (*)(const error_info&);
+
+namespace detail {
+
+inline void default_uncaught(const error_info& e) {
+    std::fprintf(stderr,
+                 "taco: fire-and-forget invocation on core %u threw: %.*s\n"
+                 "      (no continuation to report it to; use taco::sync / a future, or "
+                 "taco::set_uncaught_error_handler)\n",
+                 unsigned(e.origin), int(e.length), e.text);
+    std::abort();
+}
+inline std::atomic<uncaught_error_handler> uncaught_handler{&default_uncaught};
+
+template <platform P>
+class core_runtime;
+
+template <platform P>
+inline thread_local core_runtime<P>* tls_runtime = nullptr;
+
+/// Messages are [handler][payload]: the handler knows the payload's type.
+inline constexpr std::size_t payload_offset = sizeof(message_handler);
+
+template <class Msg>
+void run_message(std::byte* m) {
+    (*std::launder(reinterpret_cast<Msg*>(m + payload_offset)))();
+}
+
+inline void dispatch(std::byte* m) {
+    message_handler h;
+    std::memcpy(&h, m, sizeof h);
+    h(m);
+}
+
+/// Compile-time capacity check that shows both sizes in the error trace.
+template <std::size_t Needed, std::size_t Capacity>
+constexpr bool fits_in_message() {
+    static_assert(Needed <= Capacity,
+                  "taco: this invocation does not fit one message (see Needed/Capacity in the "
+                  "instantiation above: bytes of method pointer + arguments + continuation vs. the "
+                  "platform's message size). Invocations carry small values only: pass a "
+                  "taco::global_ptr to the data, or a MESH sharing_ptr for large data, instead.");
+    return true;
+}
+
+template <platform P>
+class core_runtime {
+public:
+    using endpoint = typename P::endpoint;
+
+    explicit core_runtime(endpoint& ep) : ep_(ep), pending_(ep.core_count()) {
+        tls_runtime<P> = this;
+        tls_core = ep.id();
+        tls_core_count = ep.core_count();
+    }
+    ~core_runtime() {
+        tls_runtime<P> = nullptr;
+        tls_core = no_core;
+        tls_core_count = 0;
+    }
+    core_runtime(const core_runtime&) = delete;
+    core_runtime& operator=(const core_runtime&) = delete;
+
+    core_id id() const noexcept { return ep_.id(); }
+    core_id core_count() const noexcept { return ep_.core_count(); }
+    const core_stats& stats() const noexcept { return stats_; }
+
+    /// Send the message Msg{args...} to `dest`. Constructed in place in the
+    /// channel when it has room and nothing older to `dest` waits locally;
+    /// otherwise queued locally (in order) and flushed by progress().
+    template <class Msg, class... Args>
+    void send(core_id dest, Args&&... args) {
+        static_assert(std::is_trivially_copyable_v<Msg>);
+        static_assert(alignof(Msg) <= P::message_align,
+                      "taco: over-aligned invocation arguments are not supported by this platform");
+        static_assert(fits_in_message<sizeof(Msg) + payload_offset, P::message_bytes>());
+        if (pending_[dest] == nullptr) [[likely]] {
+            if (std::byte* slot = ep_.try_acquire(dest)) [[likely]] {
+                write<Msg>(slot, std::forward<Args>(args)...);
+                ep_.publish(dest);
+                ++stats_.sent;
+                return;
+            }
+        }
+        defer<Msg>(dest, std::forward<Args>(args)...);
+    }
+
+    /// One round of work: flush locally queued sends, then run received
+    /// messages. Returns how many messages were moved or run.
+    std::size_t progress() {
+        std::size_t n = pending_dests_.empty() ? 0 : flush();
+        std::size_t r = ep_.poll(&dispatch);
+        stats_.received += r;
+        return n + r;
+    }
+
+    /// Serve invocations until pred() holds: a core waiting for a result keeps
+    /// running its incoming invocations, so two cores that sync-call each
+    /// other do not deadlock.
+    template <class Pred>
+    void wait_until(Pred&& pred) {
+        while (!pred()) {
+            if (progress() == 0 && !pred()) idle();
+        }
+    }
+
+    /// The loop of every core but the one running main: serve until stopped.
+    void run_until_stopped() {
+        while (!stopped_) {
+            if (progress() == 0 && !stopped_) idle();
+        }
+    }
+
+    void request_stop() noexcept { stopped_ = true; }
+
+    /// Messages still queued locally (their channel was full).
+    std::size_t pending_count() const noexcept {
+        std::size_t n = 0;
+        for (core_id d : pending_dests_) n += pending_[d]->size();
+        return n;
+    }
+
+private:
+    using buffer = std::array<std::byte, P::message_bytes>;
+
+    template <class Msg, class... Args>
+    static void write(std::byte* slot, Args&&... args) {
+        const message_handler h = &run_message<Msg>;
+        std::memcpy(slot, &h, sizeof h);
+        ::new (static_cast<void*>(slot + payload_offset)) Msg{std::forward<Args>(args)...};
+    }
+
+    template <class Msg, class... Args>
+    [[gnu::noinline]] void defer(core_id dest, Args&&... args) {
+        auto& q = pending_[dest];
+        if (!q) {
+            q = std::make_unique<std::deque<buffer>>();
+            pending_dests_.push_back(dest);
+        }
+        write<Msg>(q->emplace_back().data(), std::forward<Args>(args)...);
+        ++stats_.deferred;
+    }
+
+    [[gnu::noinline]] std::size_t flush() {
+        std::size_t moved = 0;
+        for (std::size_t i = 0; i < pending_dests_.size();) {
+            const core_id d = pending_dests_[i];
+            auto& q = *pending_[d];
+            while (!q.empty()) {
+                std::byte* slot = ep_.try_acquire(d);
+                if (!slot) break;
+                std::memcpy(slot, q.front().data(), P::message_bytes);
+                ep_.publish(d);
+                q.pop_front();
+                ++moved;
+                ++stats_.sent;
+            }
+            if (q.empty()) {
+                pending_[d].reset();
+                pending_dests_[i] = pending_dests_.back();
+                pending_dests_.pop_back();
+            } else {
+                ++i;
+            }
+        }
+        return moved;
+    }
+
+    void idle() {
+        // With sends waiting for room, nobody would wake us: never sleep then.
+        if (pending_dests_.empty())
+            ep_.idle();
+        else
+            ep_.pause();
+    }
+
+    endpoint& ep_;
+    std::vector<std::unique_ptr<std::deque<buffer>>> pending_;
+    std::vector<core_id> pending_dests_;
+    core_stats stats_;
+    bool stopped_ = false;
+};
+
+/// The runtime of the calling core. Outside a TACO runtime this is a usage
+/// error reported clearly rather than a null dereference.
+template <class Dep = void>
+core_runtime<bound_platform<Dep>>& current_runtime() {
+    auto* rt = tls_runtime<bound_platform<Dep>>;
+    if (!rt) [[unlikely]] {
+        std::fprintf(stderr, "taco: invocation outside a TACO core; start the program with taco::run\n");
+        std::abort();
+    }
+    return *rt;
+}
+
+struct stop_message {
+    void operator()() const { current_runtime().request_stop(); }
+};
+
+} // namespace detail
+
+/// Replace the process-wide handler for exceptions nobody waits for.
+inline void set_uncaught_error_handler(uncaught_error_handler h) noexcept {
+    detail::uncaught_handler.store(h ? h : &detail::default_uncaught);
+}
+
+/// Message counters of the calling core.
+template <class Dep = void>
+const core_stats& stats() {
+    return detail::current_runtime<Dep>().stats();
+}
+
+/// Serve incoming invocations until pred() holds (see core_runtime::wait_until).
+template <class Pred>
+void wait_until(Pred&& pred) {
+    detail::current_runtime<Pred>().wait_until(std::forward<Pred>(pred));
+}
+
+/// Start the program on every core of the platform: core 0 runs main(), the
+/// other cores serve invocations; when main() returns, every core stops.
+/// An exception from main() is rethrown here. Work still in flight when main()
+/// returns is abandoned, as when a normal program returns from main: wait for
+/// the futures you need first.
+template <class Config, class Main>
+void run(const Config& config, Main&& main) {
+    using P = detail::bound_platform<Main>;
+    static_assert(std::is_same_v<Config, typename P::config>,
+                  "taco::run: pass the configuration type of the bound platform");
+    struct context {
+        std::remove_reference_t<Main>* main;
+        std::exception_ptr error;
+    } ctx{&main, nullptr};
+    P::launch(
+        config,
+        +[](typename P::endpoint& ep, void* arg) {
+            auto& c = *static_cast<context*>(arg);
+            detail::core_runtime<P> rt(ep);
+            if (ep.id() != 0) {
+                rt.run_until_stopped();
+                return;
+            }
+            try {
+                (*c.main)();
+            } catch (...) {
+                c.error = std::current_exception();
+            }
+            for (core_id d = 1; d < rt.core_count(); ++d) rt.template send<detail::stop_message>(d);
+            rt.wait_until([&] { return rt.pending_count() == 0; });
+        },
+        &ctx);
+    if (ctx.error) std::rethrow_exception(ctx.error);
+}
+
+} // namespace taco
