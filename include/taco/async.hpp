@@ -70,9 +70,10 @@ void async(global_ptr<T> target, const bound_call<F, A...>& call, C&& cont) {
     detail::send_request(target.core(), target.address(), call, detail::make_continuation<R>(cont));
 }
 
-/// Fire-and-forget shorthand: async(gp, &T::method, args...).
+/// Fire-and-forget shorthand: async(gp, &T::method, args...); also takes a
+/// function or trivially copyable callable applied as fn(T&, args...).
 template <class T, class M, class... A>
-    requires std::is_member_function_pointer_v<M>
+    requires(!is_bound_call_v<std::remove_cvref_t<M>>)
 void async(global_ptr<T> target, M method, A&&... args) {
     async(target, m2f(method, std::forward<A>(args)...));
 }
@@ -84,7 +85,7 @@ auto call(global_ptr<T> target, const bound_call<F, A...>& bound) {
     return future<R>(detail::start_tag{}, [&](future<R>& f) { async(target, bound, f); });
 }
 template <class T, class M, class... A>
-    requires std::is_member_function_pointer_v<M>
+    requires(!is_bound_call_v<std::remove_cvref_t<M>>)
 auto call(global_ptr<T> target, M method, A&&... args) {
     return call(target, m2f(method, std::forward<A>(args)...));
 }
@@ -96,7 +97,7 @@ auto sync(global_ptr<T> target, const bound_call<F, A...>& bound) {
     return call(target, bound).get();
 }
 template <class T, class M, class... A>
-    requires std::is_member_function_pointer_v<M>
+    requires(!is_bound_call_v<std::remove_cvref_t<M>>)
 auto sync(global_ptr<T> target, M method, A&&... args) {
     return call(target, m2f(method, std::forward<A>(args)...)).get();
 }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <type_traits>
 
+#include <taco/config.hpp>
 #include <taco/core_id.hpp>
 #include <taco/this_core.hpp>
 
@@ -48,7 +49,7 @@ public:
 
 private:
     void check_local() const noexcept {
-#ifndef NDEBUG
+#if TACO_DEBUG_CHECKS
         if (core_ != this_core()) {
             std::fprintf(stderr,
                          "taco: global_ptr to core %u dereferenced on core %u; "

@@ -20,20 +20,24 @@ using message_handler = void (*)(std::byte* message);
 ///
 /// - `try_acquire(d)` returns the next free message slot towards core `d`, or
 ///   nullptr when that channel is full (the caller keeps the message and
-///   retries later: it is never dropped). `publish(d)` hands the slot over.
+///   retries later: it is never dropped). `publish(d, length)` hands the
+///   first `length` bytes of the slot over.
 ///   Messages from one source to one destination arrive in publish order.
 /// - `poll(h)` runs `h(bytes)` on received messages, in order per source, and
-///   returns how many it ran; `h` may itself send and poll (nested waiting).
+///   returns how many it ran; `h` may itself send and poll (nested waiting),
+///   so the platform must not keep the message's channel space busy while
+///   `h` runs (copy it out first, as a small MPB protocol would).
 /// - `idle()` is called when there was nothing to do: it pauses, yields or
 ///   sleeps until a message may have arrived (the wake-up is the sender's job,
 ///   inside `publish`). `pause()` is a short wait that never sleeps (used while
 ///   the core's own sends wait for room, when nobody would wake it).
 template <class E>
-concept channel_endpoint = requires(E& e, const E& ce, core_id dest, void (*handler)(std::byte*)) {
+concept channel_endpoint = requires(E& e, const E& ce, core_id dest, std::size_t length,
+                                    void (*handler)(std::byte*)) {
     { ce.id() } -> std::same_as<core_id>;
     { ce.core_count() } -> std::same_as<core_id>;
     { e.try_acquire(dest) } -> std::same_as<std::byte*>;
-    { e.publish(dest) } -> std::same_as<void>;
+    { e.publish(dest, length) } -> std::same_as<void>;
     { e.poll(handler) } -> std::same_as<std::size_t>;
     { e.idle() } -> std::same_as<void>;
     { e.pause() } -> std::same_as<void>;

@@ -4,7 +4,6 @@
 // message buffer, keeps messages that did not fit a full channel in a local
 // queue per destination (never dropped, never blocking the sender), and idles
 // through the platform when there is nothing to do.
-#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -115,7 +114,7 @@ public:
         if (pending_[dest] == nullptr) [[likely]] {
             if (std::byte* slot = ep_.try_acquire(dest)) [[likely]] {
                 write<Msg>(slot, std::forward<Args>(args)...);
-                ep_.publish(dest);
+                ep_.publish(dest, message_length<Msg>);
                 ++stats_.sent;
                 return;
             }
@@ -152,14 +151,19 @@ public:
     void request_stop() noexcept { stopped_ = true; }
 
     /// Messages still queued locally (their channel was full).
-    std::size_t pending_count() const noexcept {
-        std::size_t n = 0;
-        for (core_id d : pending_dests_) n += pending_[d]->size();
-        return n;
-    }
+    std::size_t pending_count() const noexcept { return pending_total_; }
+
+    /// Locally queued messages beyond which a sender serves invocations until
+    /// half have left (see defer()).
+    static constexpr std::size_t pending_soft_limit = 1024;
 
 private:
-    using buffer = std::array<std::byte, P::message_bytes>;
+    struct buffer {
+        std::size_t length;
+        alignas(P::message_align) std::byte bytes[P::message_bytes];
+    };
+    template <class Msg>
+    static constexpr std::size_t message_length = payload_offset + sizeof(Msg);
 
     template <class Msg, class... Args>
     static void write(std::byte* slot, Args&&... args) {
@@ -175,8 +179,22 @@ private:
             q = std::make_unique<std::deque<buffer>>();
             pending_dests_.push_back(dest);
         }
-        write<Msg>(q->emplace_back().data(), std::forward<Args>(args)...);
+        buffer& b = q->emplace_back();
+        b.length = message_length<Msg>;
+        write<Msg>(b.bytes, std::forward<Args>(args)...);
         ++stats_.deferred;
+        ++pending_total_;
+        // Back-pressure: a core that floods a slow receiver would otherwise
+        // grow its local queue without bound. Past the soft limit the sender
+        // serves its own incoming invocations until the queue has drained to
+        // half (so two cores flooding each other both make progress). The
+        // nesting cap keeps a handler that sends from recursing without end;
+        // beyond it messages still queue, so nothing is ever dropped.
+        if (pending_total_ > pending_soft_limit && backpressure_depth_ < max_backpressure_depth) {
+            ++backpressure_depth_;
+            wait_until([this] { return pending_total_ <= pending_soft_limit / 2; });
+            --backpressure_depth_;
+        }
     }
 
     [[gnu::noinline]] std::size_t flush() {
@@ -187,9 +205,11 @@ private:
             while (!q.empty()) {
                 std::byte* slot = ep_.try_acquire(d);
                 if (!slot) break;
-                std::memcpy(slot, q.front().data(), P::message_bytes);
-                ep_.publish(d);
+                const buffer& b = q.front();
+                std::memcpy(slot, b.bytes, b.length);
+                ep_.publish(d, b.length);
                 q.pop_front();
+                --pending_total_;
                 ++moved;
                 ++stats_.sent;
             }
@@ -215,7 +235,10 @@ private:
     endpoint& ep_;
     std::vector<std::unique_ptr<std::deque<buffer>>> pending_;
     std::vector<core_id> pending_dests_;
+    std::size_t pending_total_ = 0;
     core_stats stats_;
+    static constexpr int max_backpressure_depth = 4;
+    int backpressure_depth_ = 0;
     bool stopped_ = false;
 };
 
@@ -246,6 +269,14 @@ inline void set_uncaught_error_handler(uncaught_error_handler h) noexcept {
 template <class Dep = void>
 const core_stats& stats() {
     return detail::current_runtime<Dep>().stats();
+}
+
+/// Run one round of this core's runtime (flush queued sends, run received
+/// invocations); returns how many messages moved. For loops that wait on
+/// something other than a future.
+template <class Dep = void>
+std::size_t poll() {
+    return detail::current_runtime<Dep>().progress();
 }
 
 /// Serve incoming invocations until pred() holds (see core_runtime::wait_until).

@@ -2,6 +2,7 @@
 // TACO: cross-core invocations in a partitioned global address space.
 // Include a platform header (e.g. <tacomesh/posix.hpp>) to bind the platform.
 #include <taco/async.hpp>
+#include <taco/config.hpp>
 #include <taco/continuation.hpp>
 #include <taco/core_id.hpp>
 #include <taco/future.hpp>

@@ -104,9 +104,9 @@ public:
         return o.r->try_acquire(o.tail);
     }
 
-    void publish(core_id dest) noexcept {
+    void publish(core_id dest, std::size_t length) noexcept {
         out_channel& o = out_[dest];
-        o.r->publish(o.tail++);
+        o.r->publish(o.tail++, length);
         if (s_.cfg.idle == idle_policy::sleep) wake(dest);
     }
 

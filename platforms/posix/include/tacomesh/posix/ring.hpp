@@ -10,9 +10,17 @@
 //   slot i is free for the producer at position p   when seq == p
 //   slot i holds the message of position p           when seq == p + 1
 //   after consuming position p the consumer sets seq  = p + capacity
+// (sequence numbers are compared modulo 2^32; capacities are far smaller).
+//
+// The consumer copies a message out (exactly its length: a small invocation
+// stays within the slot's first line) and releases the slot *before* running
+// it. Running in place would keep the slot busy while a handler waits on a
+// future and polls again; with nesting deeper than the ring, two cores would
+// each hold the other's ring full and deadlock.
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <new>
 
 #include <taco/core_id.hpp>
@@ -24,9 +32,10 @@ inline constexpr std::size_t cache_line = 64;
 /// Two cache lines: a small invocation (handler + up to 48 bytes) touches
 /// only the first; the second is there for larger argument lists.
 struct alignas(cache_line) slot {
-    static constexpr std::size_t bytes = 2 * cache_line - sizeof(std::uint64_t);
-    std::atomic<std::uint64_t> seq;
-    std::byte message[bytes];
+    static constexpr std::size_t bytes = 2 * cache_line - 2 * sizeof(std::uint32_t);
+    std::atomic<std::uint32_t> seq;
+    std::uint32_t length; // bytes of message used; written before seq is published
+    alignas(8) std::byte message[bytes];
 };
 static_assert(sizeof(slot) == 2 * cache_line);
 
@@ -44,7 +53,7 @@ struct alignas(cache_line) ring {
     static ring* create(void* memory, std::uint32_t capacity, taco::core_id source) noexcept {
         auto* r = ::new (memory) ring{0, nullptr, capacity - 1u, source, {}};
         for (std::uint32_t i = 0; i < capacity; ++i)
-            ::new (&r->slots[i].seq) std::atomic<std::uint64_t>(i);
+            ::new (&r->slots[i].seq) std::atomic<std::uint32_t>(i);
         return r;
     }
 
@@ -53,33 +62,37 @@ struct alignas(cache_line) ring {
         slot& s = slots[tail & mask];
         // acquire: the consumer's reads of the previous message in this slot
         // happen before we overwrite it.
-        return s.seq.load(std::memory_order_acquire) == tail ? s.message : nullptr;
+        return s.seq.load(std::memory_order_acquire) == std::uint32_t(tail) ? s.message : nullptr;
     }
-    /// Producer: hand over the message written at position `tail`.
-    void publish(std::uint64_t tail) noexcept {
-        slots[tail & mask].seq.store(tail + 1, std::memory_order_release);
+    /// Producer: hand over the `length` bytes written at position `tail`.
+    void publish(std::uint64_t tail, std::size_t length) noexcept {
+        slot& s = slots[tail & mask];
+        s.length = std::uint32_t(length);
+        s.seq.store(std::uint32_t(tail + 1), std::memory_order_release);
     }
 
     /// Consumer: run `handle(bytes)` on up to `budget` messages, in order.
-    /// The head advances before the handler runs and the slot is released
-    /// after it, so a handler may poll this ring again (nested waiting) while
-    /// its own message stays intact.
+    /// Each message is copied out and its slot released before the handler
+    /// runs, so a handler may poll this ring again (nested waiting).
     template <class Handler>
     std::size_t consume(Handler&& handle, std::size_t budget) {
         std::size_t n = 0;
         while (n < budget) {
             const std::uint64_t h = head;
             slot& s = slots[h & mask];
-            if (s.seq.load(std::memory_order_acquire) != h + 1) break;
+            if (s.seq.load(std::memory_order_acquire) != std::uint32_t(h + 1)) break;
+            alignas(16) std::byte copy[slot::bytes];
+            std::memcpy(copy, s.message, s.length);
             head = h + 1;
-            handle(s.message);
-            s.seq.store(h + mask + 1, std::memory_order_release);
+            // release: our reads of the message happen before the producer reuses the slot.
+            s.seq.store(std::uint32_t(h + mask + 1), std::memory_order_release);
+            handle(copy);
             ++n;
         }
         return n;
     }
     bool has_message() const noexcept {
-        return slots[head & mask].seq.load(std::memory_order_acquire) == head + 1;
+        return slots[head & mask].seq.load(std::memory_order_acquire) == std::uint32_t(head + 1);
     }
 };
 

@@ -1,0 +1,240 @@
+// The invocation API: async, call, sync, futures, continuations, remote
+// exceptions, nested and mutual sync calls, invocations on cores.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <stdexcept>
+#include <string>
+
+#include "test_support.hpp"
+
+namespace {
+
+struct account {
+    long balance = 0;
+    int calls = 0;
+    void deposit(long v) { balance += v, ++calls; }
+    long get() const { return balance; }
+    void touch() { ++calls; }
+    long withdraw(long v) {
+        if (v > balance) throw std::runtime_error("insufficient funds: " + std::to_string(balance));
+        return balance -= v;
+    }
+    void throw_int() { throw 42; }
+    // Sync-calls back into `other`, whose core may itself be waiting on us.
+    long relay(taco::global_ptr<account> other) { return taco::sync(other, &account::get) + 1; }
+};
+
+struct collector {
+    long last = -1;
+    int hits = 0;
+    taco::core_id seen_on = taco::no_core;
+    void take(long v) { last = v, ++hits, seen_on = taco::this_core(); }
+    void take_void() { ++hits, seen_on = taco::this_core(); }
+    long value() const { return last; }
+    int count() const { return hits; }
+    taco::core_id core() const { return seen_on; }
+};
+
+tacomesh::posix::config cores(taco::core_id n) { return {.cores = n}; }
+
+} // namespace
+
+TEST_CASE("async is fire-and-forget and in order; call returns a future; sync waits", "[invocation]") {
+    long balance = 0, via_future = 0;
+    int calls = 0;
+    bool ready_before = true;
+    taco::run(cores(2), [&] {
+        auto acc = test::make_on<account>(1);
+        for (int i = 1; i <= 100; ++i) taco::async(acc, &account::deposit, long(i));
+        auto f = taco::call(acc, &account::get);
+        ready_before = f.ready(); // cannot be ready: the result needs a message back
+        via_future = f.get();
+        balance = taco::sync(acc, &account::get);
+        calls = taco::sync(1, +[](taco::global_ptr<account> a) { return a->calls; }, acc);
+        test::destroy(acc);
+    });
+    REQUIRE_FALSE(ready_before);
+    REQUIRE(via_future == 5050); // the 100 deposits ran first: same source, same order
+    REQUIRE(balance == 5050);
+    REQUIRE(calls == 100);
+}
+
+TEST_CASE("continuations: to a future, to a method on a third core, void results", "[invocation]") {
+    long value = 0, cont_value = 0;
+    taco::core_id cont_core = taco::no_core;
+    int void_hits = 0;
+    taco::run(cores(3), [&] {
+        auto acc = test::make_on<account>(1);
+        auto col = test::make_on<collector>(2);
+        taco::async(acc, &account::deposit, 7L);
+        taco::future<long> f;
+        taco::async(acc, taco::m2f(&account::get), f);
+        value = f.get();
+        taco::async(acc, taco::m2f(&account::withdraw, 2L), taco::then(col, &collector::take));
+        taco::async(acc, taco::m2f(&account::touch), taco::then(col, &collector::take_void));
+        taco::wait_until([&] { return taco::sync(col, &collector::count) == 2; });
+        cont_value = taco::sync(col, &collector::value);
+        cont_core = taco::sync(col, &collector::core);
+        taco::future<void> fv;
+        taco::async(acc, taco::m2f(&account::touch), fv);
+        fv.get();
+        void_hits = taco::sync(col, &collector::count);
+        test::destroy(acc);
+        test::destroy(col);
+    });
+    REQUIRE(value == 7);
+    REQUIRE(cont_value == 5);
+    REQUIRE(cont_core == 2); // the continuation ran on the collector's core
+    REQUIRE(void_hits == 2);
+}
+
+TEST_CASE("an exception in a remote method rethrows from future::get as remote_error", "[invocation][errors]") {
+    std::string what, text, unknown;
+    taco::core_id origin = taco::no_core;
+    bool failed = false;
+    long after = -1;
+    taco::run(cores(2), [&] {
+        auto acc = test::make_on<account>(1);
+        taco::async(acc, &account::deposit, 10L);
+        auto f = taco::call(acc, &account::withdraw, 50L);
+        f.wait();
+        failed = f.failed();
+        try {
+            f.get();
+        } catch (const taco::remote_error& e) {
+            what = e.what();
+            text = e.text();
+            origin = e.origin();
+        }
+        try {
+            taco::sync(acc, &account::throw_int);
+        } catch (const taco::remote_error& e) {
+            unknown = e.text();
+        }
+        after = taco::sync(acc, &account::get); // the object and the core survive
+        test::destroy(acc);
+    });
+    REQUIRE(failed);
+    REQUIRE(origin == 1);
+    REQUIRE(text == "insufficient funds: 10");
+    REQUIRE(what.find("core 1") != std::string::npos);
+    REQUIRE(unknown.find("unknown exception") != std::string::npos);
+    REQUIRE(after == 10);
+}
+
+TEST_CASE("long exception texts are truncated, not overflowed", "[invocation][errors]") {
+    std::string text;
+    taco::run(cores(2), [&] {
+        try {
+            taco::sync(1, +[] { throw std::runtime_error(std::string(500, 'x')); });
+        } catch (const taco::remote_error& e) {
+            text = e.text();
+        }
+    });
+    REQUIRE(text == std::string(taco::error_info::text_capacity, 'x'));
+}
+
+namespace {
+std::atomic<int> g_uncaught{0};
+std::atomic<taco::core_id> g_uncaught_core{taco::no_core};
+} // namespace
+
+TEST_CASE("an exception in a fire-and-forget invocation reaches the uncaught-error handler", "[invocation][errors]") {
+    g_uncaught = 0;
+    taco::set_uncaught_error_handler(+[](const taco::error_info& e) {
+        g_uncaught_core = e.origin;
+        ++g_uncaught;
+    });
+    taco::run(cores(2), [&] {
+        auto acc = test::make_on<account>(1);
+        taco::async(acc, &account::withdraw, 1L);
+        taco::sync(acc, &account::get); // ordered after the failing call
+        test::destroy(acc);
+    });
+    taco::set_uncaught_error_handler(nullptr);
+    REQUIRE(g_uncaught == 1);
+    REQUIRE(g_uncaught_core == 1);
+}
+
+TEST_CASE("the default uncaught-error handler reports and aborts: nothing vanishes", "[invocation][errors]") {
+    auto r = test::run_in_child([] {
+        taco::run(cores(2), [] {
+            taco::async(1, +[] { throw std::logic_error("lost exception"); });
+            taco::sync(1, +[] {});
+        });
+    });
+    REQUIRE(r.aborted);
+    REQUIRE(r.err.find("lost exception") != std::string::npos);
+    REQUIRE(r.err.find("core 1") != std::string::npos);
+}
+
+TEST_CASE("nested and mutual sync calls do not deadlock", "[invocation]") {
+    long nested = 0, mutual1 = 0, mutual2 = 0;
+    taco::run(cores(3), [&] {
+        account home;
+        home.balance = 100;
+        auto me = taco::global_ptr<account>::local(&home);
+        auto a1 = test::make_on<account>(1);
+        auto a2 = test::make_on<account>(2);
+        taco::async(a1, &account::deposit, 1L);
+        taco::async(a2, &account::deposit, 2L);
+        // core 0 waits on core 1, which sync-calls back into core 0.
+        nested = taco::sync(a1, &account::relay, me);
+        // core 1 and core 2 sync-call each other at the same time.
+        auto f1 = taco::call(a1, &account::relay, a2);
+        auto f2 = taco::call(a2, &account::relay, a1);
+        mutual1 = f1.get();
+        mutual2 = f2.get();
+        test::destroy(a1);
+        test::destroy(a2);
+    });
+    REQUIRE(nested == 101);
+    REQUIRE(mutual1 == 3);
+    REQUIRE(mutual2 == 2);
+}
+
+TEST_CASE("invocations on the own core go through the channel and keep async semantics", "[invocation]") {
+    int order_ok = 0;
+    taco::run(cores(1), [&] {
+        account a;
+        auto gp = taco::global_ptr<account>::local(&a);
+        taco::async(gp, &account::deposit, 5L);
+        const bool ran_inline = a.balance != 0;
+        order_ok = !ran_inline && taco::sync(gp, &account::get) == 5;
+    });
+    REQUIRE(order_ok == 1);
+}
+
+TEST_CASE("a future destroyed before its result waits for it instead of being written after free",
+          "[invocation]") {
+    std::uint64_t received_during_destruction = 0;
+    taco::run(cores(2), [&] {
+        auto* f = new taco::future<long>;
+        taco::async(1, taco::m2f(+[] { return test::spin_for(2'000'000), 7L; }), *f);
+        const auto before = taco::stats().received;
+        delete f; // must serve until the result has landed (ASan would see a late write otherwise)
+        received_during_destruction = taco::stats().received - before;
+    });
+    REQUIRE(received_during_destruction == 1);
+}
+
+TEST_CASE("function invocations on cores with arguments and results", "[invocation]") {
+    long sum = 0;
+    taco::core_id where = taco::no_core;
+    taco::run(cores(3), [&] {
+        sum = taco::sync(2, +[](long a, int b) { return a + b; }, 40L, 2);
+        where = taco::sync(2, +[] { return taco::this_core(); });
+    });
+    REQUIRE(sum == 42);
+    REQUIRE(where == 2);
+}
+
+TEST_CASE("every core of an oversubscribed run serves invocations", "[invocation]") {
+    constexpr taco::core_id n = 32;
+    long total = 0;
+    taco::run(cores(n), [&] {
+        for (taco::core_id c = 0; c < n; ++c) total += taco::sync(c, +[] { return long(taco::this_core()); });
+    });
+    REQUIRE(total == long(n) * (n - 1) / 2);
+}

@@ -1,0 +1,35 @@
+// Misuse that can only be caught at run time gets a clear message.
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+
+#include "test_support.hpp"
+
+TEST_CASE("a global_ptr dereferenced on a foreign core aborts with a clear message", "[misuse]") {
+    auto r = test::run_in_child([] {
+        taco::run(tacomesh::posix::config{.cores = 2}, [] {
+            auto remote = test::make_on<int>(1);
+            *remote = 1; // wrong core
+        });
+    });
+    REQUIRE(r.aborted);
+    REQUIRE(r.err.find("global_ptr to core 1 dereferenced on core 0") != std::string::npos);
+}
+
+TEST_CASE("invocations outside a running TACO program abort with a clear message", "[misuse]") {
+    auto r = test::run_in_child([] { taco::async(0, +[] {}); });
+    REQUIRE(r.aborted);
+    REQUIRE(r.err.find("start the program with taco::run") != std::string::npos);
+}
+
+TEST_CASE("bad configurations are rejected before any core starts", "[misuse]") {
+    auto run_with = [](tacomesh::posix::config c) { taco::run(c, [] {}); };
+    REQUIRE_THROWS_WITH(run_with({.cores = 0}), Catch::Contains("cores must be at least 1"));
+    REQUIRE_THROWS_WITH(run_with({.cores = 2, .ring_slots = 3}), Catch::Contains("power of two"));
+    REQUIRE_THROWS_WITH(run_with({.cores = 2, .ring_slots = 1}), Catch::Contains("power of two"));
+}
+
+TEST_CASE("an exception from main on core 0 stops every core and reaches the caller", "[misuse]") {
+    REQUIRE_THROWS_WITH(taco::run(tacomesh::posix::config{.cores = 4}, [] { throw std::runtime_error("main failed"); }),
+                        "main failed");
+}

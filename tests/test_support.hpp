@@ -1,0 +1,68 @@
+#pragma once
+// Helpers shared by the tests.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <string>
+
+#include <tacomesh/posix.hpp>
+
+namespace test {
+
+/// Sizes scale down under sanitizers (TACOMESH_TEST_SCALE, e.g. 0.05): the
+/// full sizes run in the normal build.
+inline long scaled(long n) {
+    const char* s = std::getenv("TACOMESH_TEST_SCALE");
+    const double f = s ? std::atof(s) : 1.0;
+    const long v = long(double(n) * (f > 0 ? f : 1.0));
+    return v < 1 ? 1 : v;
+}
+
+/// Create a T on core c (constructed there) and return its global pointer.
+template <class T>
+taco::global_ptr<T> make_on(taco::core_id c) {
+    return taco::sync(c, +[] { return taco::global_ptr<T>::local(new T{}); });
+}
+template <class T>
+void destroy(taco::global_ptr<T> p) {
+    taco::sync(p.core(), +[](taco::global_ptr<T> q) { delete q.get(); }, p);
+}
+
+/// Busy-wait about `ns` nanoseconds (a random delay that keeps the core busy).
+inline void spin_for(long ns) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);
+    while (std::chrono::steady_clock::now() < end) {}
+}
+
+struct child_result {
+    bool aborted;
+    std::string err;
+};
+/// Run fn in a forked child, capture its stderr and whether it died by SIGABRT.
+template <class F>
+child_result run_in_child(F&& fn) {
+    int fds[2];
+    if (::pipe(fds) != 0) std::abort();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::dup2(fds[1], 2);
+        ::close(fds[0]);
+        std::signal(SIGABRT, SIG_DFL); // not Catch's handler: the parent judges the child
+        std::freopen("/dev/null", "w", stdout);
+        fn();
+        std::_Exit(0);
+    }
+    ::close(fds[1]);
+    std::string out;
+    char buf[512];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, std::size_t(n));
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return {WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, out};
+}
+
+} // namespace test
