@@ -40,7 +40,7 @@ tacomesh::posix::config cores(taco::core_id n) { return {.cores = n}; }
 
 } // namespace
 
-TEST_CASE("async is fire-and-forget and in order; call returns a future; sync waits", "[invocation]") {
+TEST_CASE("async is fire-and-forget and in order, call returns a future, sync waits", "[invocation]") {
     long balance = 0, via_future = 0;
     int calls = 0;
     bool ready_before = true;
