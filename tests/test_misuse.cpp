@@ -1,6 +1,7 @@
 // Misuse that can only be caught at run time gets a clear message.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <stdexcept>
 
 #include "test_support.hpp"
@@ -32,4 +33,25 @@ TEST_CASE("bad configurations are rejected before any core starts", "[misuse]") 
 TEST_CASE("an exception from main on core 0 stops every core and reaches the caller", "[misuse]") {
     REQUIRE_THROWS_WITH(taco::run(tacomesh::posix::config{.cores = 4}, [] { throw std::runtime_error("main failed"); }),
                         "main failed");
+}
+
+TEST_CASE("main returning while another core waits inside a handler stops the run instead of hanging",
+          "[misuse]") {
+    bool unwound = false;
+    static std::atomic<bool>* flag = nullptr;
+    std::atomic<bool> seen{false};
+    flag = &seen;
+    taco::run(tacomesh::posix::config{.cores = 3}, [] {
+        taco::async(1, +[] {
+            try {
+                taco::wait_until([] { return false; }); // a result that never comes
+            } catch (const taco::stopped_error&) {
+                flag->store(true);
+                throw;
+            }
+        });
+        taco::sync(2, +[] {}); // main returns while core 1 waits
+    });
+    unwound = seen.load();
+    REQUIRE(unwound);
 }

@@ -48,7 +48,8 @@ public:
     future(const future&) = delete;
     future& operator=(const future&) = delete;
     ~future() {
-        if (armed_ && !ready_) wait();
+        // Never throws: on a stopping core the result will not come anyway.
+        if (armed_ && !ready_) detail::current_runtime<R>().wait_until_or_stopped([this] { return ready_; });
     }
 
     /// Used by taco::call: start the invocation on this very object (C++17

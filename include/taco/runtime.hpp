@@ -13,6 +13,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -29,6 +30,16 @@ struct core_stats {
     std::uint64_t sent = 0;      ///< messages handed to the platform
     std::uint64_t received = 0;  ///< messages run by this core
     std::uint64_t deferred = 0;  ///< sends that found the channel full and were queued locally
+};
+
+/// Thrown out of a wait (future::get, sync, wait_until) on a core that has
+/// been told to stop because main() returned on core 0: the awaited result
+/// will never come, and unwinding beats hanging the program at exit.
+class stopped_error : public std::runtime_error {
+public:
+    stopped_error()
+        : std::runtime_error("taco: the program is stopping (main returned on core 0) while this core "
+                             "waited for a result; wait for your futures before main returns") {}
 };
 
 /// Called, on the core where it happened, for an exception thrown by an
@@ -136,15 +147,26 @@ public:
     /// other do not deadlock.
     template <class Pred>
     void wait_until(Pred&& pred) {
+        if (!wait_until_or_stopped(pred)) throw stopped_error();
+    }
+    /// As wait_until, but returns false instead of throwing when stopped.
+    template <class Pred>
+    bool wait_until_or_stopped(Pred&& pred) {
         while (!pred()) {
+            if (stopped_) return false;
             if (progress() == 0 && !pred()) idle();
         }
+        return true;
     }
 
     /// The loop of every core but the one running main: serve until stopped.
     void run_until_stopped() {
         while (!stopped_) {
-            if (progress() == 0 && !stopped_) idle();
+            try {
+                if (progress() == 0 && !stopped_) idle();
+            } catch (const stopped_error&) {
+                // a handler's wait unwound: we are leaving anyway
+            }
         }
     }
 

@@ -30,6 +30,8 @@ struct request {
         if constexpr (std::is_same_v<Cont, no_continuation>) {
             try {
                 call.template apply<T>(object);
+            } catch (const stopped_error&) {
+                throw; // unwinds to the core's loop, which is leaving
             } catch (...) {
                 cont.fail(error_info::current(this_core()));
             }
