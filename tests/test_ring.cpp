@@ -27,17 +27,17 @@ std::uint64_t read_u64(const std::byte* p) {
 TEST_CASE("ring: try_acquire fails when full and succeeds again after consume", "[ring]") {
     arena a(1 << 20);
     ring* r = make_ring(a, 4);
-    std::uint64_t tail = 0;
+    auto prod = r->make_producer();
     for (std::uint64_t i = 0; i < 4; ++i) {
-        std::byte* s = r->try_acquire(tail);
+        std::byte* s = prod.try_acquire();
         REQUIRE(s != nullptr);
         std::memcpy(s, &i, sizeof i);
-        r->publish(tail++, sizeof(std::uint64_t));
+        prod.publish(sizeof(std::uint64_t));
     }
-    REQUIRE(r->try_acquire(tail) == nullptr);
+    REQUIRE(prod.try_acquire() == nullptr);
     std::vector<std::uint64_t> got;
     REQUIRE(r->consume([&](std::byte* m) { got.push_back(read_u64(m)); }, 1) == 1);
-    REQUIRE(r->try_acquire(tail) != nullptr); // one slot free again
+    REQUIRE(prod.try_acquire() != nullptr); // one slot free again
     r->consume([&](std::byte* m) { got.push_back(read_u64(m)); }, 100);
     REQUIRE(got == std::vector<std::uint64_t>{0, 1, 2, 3});
     REQUIRE_FALSE(r->has_message());
@@ -46,10 +46,10 @@ TEST_CASE("ring: try_acquire fails when full and succeeds again after consume", 
 TEST_CASE("ring: a handler may consume later messages of its own ring", "[ring]") {
     arena a(1 << 20);
     ring* r = make_ring(a, 8);
-    std::uint64_t tail = 0;
+    auto prod = r->make_producer();
     for (std::uint64_t i = 0; i < 3; ++i) {
-        std::memcpy(r->try_acquire(tail), &i, sizeof i);
-        r->publish(tail++, sizeof(std::uint64_t));
+        std::memcpy(prod.try_acquire(), &i, sizeof i);
+        prod.publish(sizeof(std::uint64_t));
     }
     std::vector<std::uint64_t> order;
     r->consume(
@@ -65,8 +65,8 @@ TEST_CASE("ring: a handler may consume later messages of its own ring", "[ring]"
     REQUIRE(order == std::vector<std::uint64_t>{0, 1, 2});
     // Every slot was released: the producer can fill the ring again.
     for (int i = 0; i < 8; ++i) {
-        REQUIRE(r->try_acquire(tail) != nullptr);
-        r->publish(tail++, sizeof(std::uint64_t));
+        REQUIRE(prod.try_acquire() != nullptr);
+        prod.publish(sizeof(std::uint64_t));
     }
 }
 
@@ -75,12 +75,12 @@ TEST_CASE("ring: two threads, tiny ring, every message once and in order", "[rin
     ring* r = make_ring(a, 2);
     const std::uint64_t n = std::uint64_t(test::scaled(2'000'000));
     std::thread producer([&] {
-        std::uint64_t tail = 0;
+        auto prod = r->make_producer();
         for (std::uint64_t i = 0; i < n; ++i) {
             std::byte* s;
-            while (!(s = r->try_acquire(tail))) std::this_thread::yield();
+            while (!(s = prod.try_acquire())) std::this_thread::yield();
             std::memcpy(s, &i, sizeof i);
-            r->publish(tail++, sizeof(std::uint64_t));
+            prod.publish(sizeof(std::uint64_t));
         }
     });
     std::uint64_t expected = 0, bad = 0;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <deque>
 #include <exception>
 #include <memory>
@@ -122,7 +123,9 @@ public:
         static_assert(alignof(Msg) <= P::message_align,
                       "taco: over-aligned invocation arguments are not supported by this platform");
         static_assert(fits_in_message<sizeof(Msg) + payload_offset, P::message_bytes>());
-        if (pending_[dest] == nullptr) [[likely]] {
+        // Messages queued for dest go first (order per destination); try to
+        // move them now rather than queueing behind them until the next poll.
+        if (pending_[dest] == nullptr || drain(dest)) [[likely]] {
             if (std::byte* slot = ep_.try_acquire(dest)) [[likely]] {
                 write<Msg>(slot, std::forward<Args>(args)...);
                 ep_.publish(dest, message_length<Msg>);
@@ -219,31 +222,30 @@ private:
         }
     }
 
-    [[gnu::noinline]] std::size_t flush() {
-        std::size_t moved = 0;
-        for (std::size_t i = 0; i < pending_dests_.size();) {
-            const core_id d = pending_dests_[i];
-            auto& q = *pending_[d];
-            while (!q.empty()) {
-                std::byte* slot = ep_.try_acquire(d);
-                if (!slot) break;
-                const buffer& b = q.front();
-                std::memcpy(slot, b.bytes, b.length);
-                ep_.publish(d, b.length);
-                q.pop_front();
-                --pending_total_;
-                ++moved;
-                ++stats_.sent;
-            }
-            if (q.empty()) {
-                pending_[d].reset();
-                pending_dests_[i] = pending_dests_.back();
-                pending_dests_.pop_back();
-            } else {
-                ++i;
-            }
+    /// Move what fits of dest's queue into its channel; true if none is left.
+    [[gnu::noinline]] bool drain(core_id dest) {
+        auto& q = *pending_[dest];
+        while (!q.empty()) {
+            std::byte* slot = ep_.try_acquire(dest);
+            if (!slot) return false;
+            const buffer& b = q.front();
+            std::memcpy(slot, b.bytes, b.length);
+            ep_.publish(dest, b.length);
+            q.pop_front();
+            --pending_total_;
+            ++stats_.sent;
         }
-        return moved;
+        pending_[dest].reset();
+        std::erase(pending_dests_, dest);
+        return true;
+    }
+
+    std::size_t flush() {
+        const std::size_t before = pending_total_;
+        // Backwards: drain() may erase entry i, which only shifts entries
+        // already visited.
+        for (std::size_t i = pending_dests_.size(); i-- > 0;) drain(pending_dests_[i]);
+        return before - pending_total_;
     }
 
     void idle() {

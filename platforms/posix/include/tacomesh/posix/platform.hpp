@@ -99,14 +99,13 @@ public:
     core_id core_count() const noexcept { return s_.cfg.cores; }
 
     std::byte* try_acquire(core_id dest) {
-        out_channel& o = out_[dest];
-        if (!o.r) [[unlikely]] o.r = connect(dest);
-        return o.r->try_acquire(o.tail);
+        detail::ring::producer& o = out_[dest];
+        if (!o) [[unlikely]] o = connect(dest);
+        return o.try_acquire();
     }
 
     void publish(core_id dest, std::size_t length) noexcept {
-        out_channel& o = out_[dest];
-        o.r->publish(o.tail++, length);
+        out_[dest].publish(length);
         if (s_.cfg.idle == idle_policy::sleep) wake(dest);
     }
 
@@ -146,11 +145,6 @@ public:
 private:
     static constexpr std::size_t per_ring_budget = 32; // fairness between sources
 
-    struct out_channel {
-        detail::ring* r = nullptr;
-        std::uint64_t tail = 0; // producer position, private to this core
-    };
-
     detail::core_record& me() noexcept { return s_.records[id_]; }
 
     bool has_message() const noexcept {
@@ -166,12 +160,11 @@ private:
             detail::futex_wake(rec.sleeping, false);
     }
 
-    [[gnu::noinline]] detail::ring* connect(core_id dest) {
+    [[gnu::noinline]] detail::ring::producer connect(core_id dest) {
         auto* r = detail::ring::create(s_.memory.allocate(s_.ring_bytes), s_.cfg.ring_slots, id_);
-        auto& head = s_.records[dest].incoming;
-        ring_link(r, head);
+        ring_link(r, s_.records[dest].incoming);
         s_.rings.fetch_add(1, std::memory_order_relaxed);
-        return r;
+        return r->make_producer();
     }
     static void ring_link(detail::ring* r, std::atomic<detail::ring*>& head) noexcept {
         detail::ring* old = head.load(std::memory_order_relaxed);
@@ -181,7 +174,7 @@ private:
 
     detail::shared_state& s_;
     core_id id_;
-    std::vector<out_channel> out_;
+    std::vector<detail::ring::producer> out_; // this core's ends of its outgoing rings
 };
 
 /// The POSIX platform (satisfies taco::platform).

@@ -38,9 +38,12 @@ struct alignas(cache_line) slot {
     alignas(8) std::byte message[bytes];
 };
 static_assert(sizeof(slot) == 2 * cache_line);
+inline constexpr std::size_t first_line_bytes = cache_line - offsetof(slot, message);
 
 struct alignas(cache_line) ring {
-    // Consumer side only (the producer's tail lives with the producer).
+    // Consumer side only: the producer keeps its tail, and its own copy of
+    // the slot address and mask (see producer below), so it never reads this
+    // line, which the consumer writes on every message (no false sharing).
     std::uint64_t head = 0;
     ring* next = nullptr;          // next incoming ring of the same destination
     std::uint64_t mask;
@@ -57,19 +60,29 @@ struct alignas(cache_line) ring {
         return r;
     }
 
-    /// Producer: the slot for position `tail`, or nullptr when the ring is full.
-    std::byte* try_acquire(std::uint64_t tail) noexcept {
-        slot& s = slots[tail & mask];
-        // acquire: the consumer's reads of the previous message in this slot
-        // happen before we overwrite it.
-        return s.seq.load(std::memory_order_acquire) == std::uint32_t(tail) ? s.message : nullptr;
-    }
-    /// Producer: hand over the `length` bytes written at position `tail`.
-    void publish(std::uint64_t tail, std::size_t length) noexcept {
-        slot& s = slots[tail & mask];
-        s.length = std::uint32_t(length);
-        s.seq.store(std::uint32_t(tail + 1), std::memory_order_release);
-    }
+    /// The producer's end, private to the sending core.
+    struct producer {
+        slot* slots = nullptr;
+        std::uint64_t mask = 0;
+        std::uint64_t tail = 0;
+
+        explicit operator bool() const noexcept { return slots != nullptr; }
+        /// The next free slot, or nullptr when the ring is full.
+        std::byte* try_acquire() const noexcept {
+            slot& s = slots[tail & mask];
+            // acquire: the consumer's copy of the previous message in this
+            // slot happens before we overwrite it.
+            return s.seq.load(std::memory_order_acquire) == std::uint32_t(tail) ? s.message : nullptr;
+        }
+        /// Hand over the first `length` bytes written into the acquired slot.
+        void publish(std::size_t length) noexcept {
+            slot& s = slots[tail & mask];
+            s.length = std::uint32_t(length);
+            s.seq.store(std::uint32_t(tail + 1), std::memory_order_release);
+            ++tail;
+        }
+    };
+    producer make_producer() noexcept { return {slots, mask, 0}; }
 
     /// Consumer: run `handle(bytes)` on up to `budget` messages, in order.
     /// Each message is copied out and its slot released before the handler
@@ -82,7 +95,11 @@ struct alignas(cache_line) ring {
             slot& s = slots[h & mask];
             if (s.seq.load(std::memory_order_acquire) != std::uint32_t(h + 1)) break;
             alignas(16) std::byte copy[slot::bytes];
-            std::memcpy(copy, s.message, s.length);
+            // Fixed-size copy of the first line (inlined moves, no libc call);
+            // the second line only for long messages.
+            std::memcpy(copy, s.message, first_line_bytes);
+            if (s.length > first_line_bytes) [[unlikely]]
+                std::memcpy(copy + first_line_bytes, s.message + first_line_bytes, s.length - first_line_bytes);
             head = h + 1;
             // release: our reads of the message happen before the producer reuses the slot.
             s.seq.store(std::uint32_t(h + mask + 1), std::memory_order_release);
