@@ -46,7 +46,9 @@ void send_request(core_id dest, T* object, const Call& call, const Cont& cont) {
                   "(on this object type); check the argument types against its signature");
     using R = typename Call::template result_type<T>;
     if constexpr (!std::is_void_v<R> && !std::is_same_v<Cont, no_continuation>) check_invocation_argument<R>();
-    current_runtime<T>().template send<request<T, Call, Cont>>(dest, object, call, cont);
+    object_ref<T> target{};
+    if constexpr (!std::is_void_v<T>) target.ptr = object;
+    current_runtime<T>().template send<request<T, Call, Cont>>(dest, target, call, cont);
 }
 
 template <class T, class Call>

@@ -60,7 +60,7 @@ struct method_continuation {
     void deliver(V&&... v) const {
         using call = bound_call<M, std::decay_t<V>...>;
         current_runtime<U>().template send<request<U, call, no_continuation>>(
-            target.core(), target.address(), call{method, {{std::forward<V>(v)}...}}, no_continuation{});
+            target.core(), object_ref<U>{target.address()}, call{method, {{std::forward<V>(v)}...}}, no_continuation{});
     }
     void fail(const error_info& e) const { no_continuation{}.fail(e); }
 };

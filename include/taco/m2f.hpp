@@ -19,7 +19,7 @@ namespace detail {
 // bound arguments live in an aggregate of leaves instead.
 template <std::size_t I, class T>
 struct arg_leaf {
-    T value;
+    [[no_unique_address]] T value; // empty arguments (combiners, tags) take no message space
 };
 template <class Seq, class... A>
 struct arg_pack_impl;

@@ -2,13 +2,17 @@
 // TACO: cross-core invocations in a partitioned global address space.
 // Include a platform header (e.g. <tacomesh/posix.hpp>) to bind the platform.
 #include <taco/async.hpp>
+#include <taco/collective.hpp>
+#include <taco/combiner.hpp>
 #include <taco/config.hpp>
 #include <taco/continuation.hpp>
 #include <taco/core_id.hpp>
 #include <taco/future.hpp>
 #include <taco/global_ptr.hpp>
+#include <taco/group.hpp>
 #include <taco/m2f.hpp>
 #include <taco/platform.hpp>
 #include <taco/remote_error.hpp>
 #include <taco/runtime.hpp>
 #include <taco/this_core.hpp>
+#include <taco/topology.hpp>

@@ -19,17 +19,28 @@ struct no_continuation {
     void fail(const error_info& e) const { uncaught_handler.load(std::memory_order_relaxed)(e); }
 };
 
+/// The target object; invocations on a core (T = void) carry none.
+template <class T>
+struct object_ref {
+    T* ptr;
+    T* get() const noexcept { return ptr; }
+};
+template <>
+struct object_ref<void> {
+    void* get() const noexcept { return nullptr; }
+};
+
 template <class T, class Call, class Cont>
 struct request {
-    T* object; // nullptr for invocations on a core (T = void)
+    [[no_unique_address]] object_ref<T> target;
     Call call;
-    Cont cont;
+    [[no_unique_address]] Cont cont; // no_continuation takes no space
 
     void operator()() {
         using R = typename Call::template result_type<T>;
         if constexpr (std::is_same_v<Cont, no_continuation>) {
             try {
-                call.template apply<T>(object);
+                call.template apply<T>(target.get());
             } catch (const stopped_error&) {
                 throw; // unwinds to the core's loop, which is leaving
             } catch (...) {
@@ -39,7 +50,7 @@ struct request {
             bool ok = true;
             error_info err;
             try {
-                call.template apply<T>(object);
+                call.template apply<T>(target.get());
             } catch (...) {
                 ok = false;
                 err = error_info::current(this_core());
@@ -50,7 +61,7 @@ struct request {
             std::optional<R> result;
             error_info err;
             try {
-                result.emplace(call.template apply<T>(object));
+                result.emplace(call.template apply<T>(target.get()));
             } catch (...) {
                 err = error_info::current(this_core());
             }

@@ -1,0 +1,326 @@
+#pragma once
+// One-sided collective invocations over object groups (CCI paper, sections
+// II.B-C and III.B): members never call in. The invocation travels down the
+// group's tree, each node forwarding to its children before applying it to
+// its own member, so the tree parallelises the propagation.
+//
+//   taco::at_each(g, &T::m, args...);                          // on every member
+//   taco::at_each(g, taco::m2f(&T::m, args...), done);         // + completion (future<void>& or then(...))
+//   taco::reduce(g, taco::m2f(&T::m, args...), combiner, fut); // merged up the tree into future<R>
+//   taco::gather(g, taco::m2f(&T::m, args...), taco::then(c, &C::put)); // put(rank, R) per member
+//   taco::gather(g, taco::m2f(&T::m, args...), std::span<R> out, done); // out[rank] = R, then done
+//
+// Reductions merge with temporary helpers at the tree nodes (Fig. 1): a
+// helper collects its member's and its children's results and sends the
+// merge to its parent's helper. Order guarantee: the tree is numbered in
+// pre-order (topology.hpp), and each helper merges its own value and then
+// its children's subtrees in rank order, so the result is
+// v0 (+) v1 (+) ... (+) v(n-1) in rank order, bracketed by the tree: exact
+// for any associative combiner, commutative or not. If a member throws, the
+// continuation receives one error (the first its root helper saw), after
+// all members have finished.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include <taco/async.hpp>
+#include <taco/combiner.hpp>
+#include <taco/continuation.hpp>
+#include <taco/group.hpp>
+#include <taco/remote_error.hpp>
+#include <taco/detail/helper_pool.hpp>
+
+namespace taco {
+
+namespace detail {
+
+/// Stand-in result of methods returning void (at_each with completion).
+struct unit {};
+struct unit_combiner {
+    unit operator()(unit, unit) const noexcept { return {}; }
+};
+template <class R>
+using reduce_value_t = std::conditional_t<std::is_void_v<R>, unit, R>;
+
+/// A result (value != nullptr) or an error for slot `index` of a helper.
+template <class R>
+using helper_entry = void (*)(void* helper, std::uint32_t index, const R* value, const error_info* error);
+
+template <class R>
+struct contribute_message {
+    void* helper;
+    helper_entry<R> entry;
+    std::uint32_t index;
+    R value;
+    void operator()() { entry(helper, index, &value, nullptr); }
+};
+template <class R>
+struct contribute_error_message {
+    void* helper;
+    helper_entry<R> entry;
+    std::uint32_t index;
+    error_info error;
+    void operator()() { entry(helper, index, nullptr, &error); }
+};
+
+/// Where a node's (merged) result goes: slot `index` of a helper on `core`.
+template <class R>
+struct helper_link {
+    core_id core;
+    std::uint32_t index;
+    void* helper;
+    helper_entry<R> entry;
+
+    void deliver(const R& v) const { deliver_at(index, v); }
+    void fail(const error_info& e) const { fail_at(index, e); }
+    void deliver_at(std::uint32_t i, const R& v) const {
+        current_runtime<R>().template send<contribute_message<R>>(core, helper, entry, i, v);
+    }
+    void fail_at(std::uint32_t i, const error_info& e) const {
+        current_runtime<R>().template send<contribute_error_message<R>>(core, helper, entry, i, e);
+    }
+};
+
+/// The user's continuation at the root; a void result is delivered as no value.
+template <class Cont, bool Void>
+struct final_sink {
+    Cont cont;
+    template <class V>
+    void deliver(const V& v) const {
+        if constexpr (Void) cont.deliver(); else cont.deliver(v);
+    }
+    void fail(const error_info& e) const { cont.fail(e); }
+};
+
+/// Temporary reduction helper at one tree node: slot 0 is the node's own
+/// member, slot i its i-th child's subtree. Merges in slot order as soon as
+/// a prefix is complete, so out-of-order arrivals wait in their slot.
+template <class R, class Comb, class Sink>
+struct reduce_helper {
+    Comb comb;
+    Sink sink;
+    std::vector<std::optional<R>> slots; // capacity survives reuse from the pool
+    std::vector<bool> failed;
+    std::optional<R> acc;
+    std::optional<error_info> error;
+    std::uint32_t next = 0;
+
+    void init(std::uint32_t expected, const Comb& c, const Sink& s) {
+        comb = c;
+        sink = s;
+        slots.assign(expected, std::nullopt);
+        failed.assign(expected, false);
+        acc.reset();
+        error.reset();
+        next = 0;
+    }
+    static void entry(void* self, std::uint32_t i, const R* v, const error_info* e) {
+        auto* h = static_cast<reduce_helper*>(self);
+        if (v) {
+            h->slots[i].emplace(*v);
+        } else {
+            if (!h->error) h->error = *e;
+            h->failed[i] = true;
+        }
+        h->drain();
+    }
+    helper_link<R> link(std::uint32_t index) { return {this_core(), index, this, &reduce_helper::entry}; }
+
+private:
+    void drain() {
+        while (next < slots.size() && (slots[next] || failed[next])) {
+            if (slots[next] && !error) acc = acc ? R(comb(*acc, *slots[next])) : *slots[next];
+            ++next;
+        }
+        if (next < slots.size()) return;
+        // Copy out before releasing: the sink's send may run nothing here,
+        // but the helper goes back to the pool at once.
+        const Sink s = sink;
+        std::optional<R> result = std::move(acc);
+        std::optional<error_info> err = error;
+        helper_pool<reduce_helper>::release(this);
+        if (err) s.fail(*err); else s.deliver(*result);
+    }
+};
+
+/// Gather into an array on the caller's core: out[rank] = value.
+template <class R>
+struct gather_array_helper {
+    R* out;
+    std::uint32_t remaining;
+    future<void>* done;
+    std::optional<error_info> error;
+
+    static void entry(void* self, std::uint32_t rank, const R* v, const error_info* e) {
+        auto* h = static_cast<gather_array_helper*>(self);
+        if (v)
+            h->out[rank] = *v;
+        else if (!h->error)
+            h->error = *e;
+        h->arrived();
+    }
+    void arrived() {
+        if (--remaining != 0) return;
+        future<void>* d = done;
+        std::optional<error_info> err = error;
+        helper_pool<gather_array_helper>::release(this);
+        if (err) d->set_error(*err); else d->set_value();
+    }
+};
+
+/// Ranked delivery for gather through a method continuation: put(rank, value).
+template <class Cont>
+struct ranked_method_sink {
+    Cont cont;
+    template <class V>
+    void deliver_at(std::uint32_t rank, const V& v) const { cont.deliver(rank, v); }
+    void fail_at(std::uint32_t, const error_info& e) const { cont.fail(e); }
+};
+
+/// The collective operations of one tree node (a friend-free extension of group_node).
+template <class T>
+struct collective_ops {
+    using node = group_node<T>;
+
+    // Each step is a function applied to the node object on its core
+    // (fn(node&, ...)): the message carries the node's address, not a
+    // global_ptr, which keeps forwarding messages within one slot.
+    template <class Call>
+    static void at_each(node& n, Call call) {
+        for (auto c : n.children) async(c, &collective_ops::at_each<Call>, call);
+        try {
+            call.template apply<T>(n.member);
+        } catch (const stopped_error&) {
+            throw;
+        } catch (...) {
+            no_continuation{}.fail(error_info::current(this_core()));
+        }
+    }
+
+    /// Discard: results are not merged (at_each with completion), only counted.
+    template <class Call, class Comb, class Sink, bool Discard = false>
+    static void reduce(node& n, Call call, Comb comb, Sink sink) {
+        using R0 = std::conditional_t<Discard, void, typename Call::template result_type<T>>;
+        using R = reduce_value_t<R0>;
+        using helper = reduce_helper<R, Comb, Sink>;
+        helper* h = helper_pool<helper>::acquire();
+        h->init(std::uint32_t(n.children.size() + 1), comb, sink);
+        for (std::uint32_t i = 0; i < n.children.size(); ++i)
+            async(n.children[i], &collective_ops::reduce<Call, Comb, helper_link<R>, Discard>, call, comb,
+                  h->link(i + 1));
+        std::optional<R> mine;
+        error_info err;
+        try {
+            if constexpr (std::is_void_v<R0>) {
+                call.template apply<T>(n.member);
+                mine.emplace();
+            } else {
+                mine.emplace(call.template apply<T>(n.member));
+            }
+        } catch (const stopped_error&) {
+            throw;
+        } catch (...) {
+            err = error_info::current(this_core());
+        }
+        if (mine) helper::entry(h, 0, &*mine, nullptr); else helper::entry(h, 0, nullptr, &err);
+    }
+
+    template <class Call, class Sink>
+    static void gather(node& n, Call call, Sink sink) {
+        for (auto c : n.children) async(c, &collective_ops::gather<Call, Sink>, call, sink);
+        std::optional<typename Call::template result_type<T>> mine;
+        error_info err;
+        try {
+            mine.emplace(call.template apply<T>(n.member));
+        } catch (const stopped_error&) {
+            throw;
+        } catch (...) {
+            err = error_info::current(this_core());
+        }
+        if (mine) sink.deliver_at(n.rank, *mine); else sink.fail_at(n.rank, err);
+    }
+};
+
+template <class T, class Call>
+constexpr void check_group_call() {
+    static_assert(Call::template applies_to<T>,
+                  "taco collective: the bound method cannot be called on the group's member type with these arguments");
+}
+
+} // namespace detail
+
+/// Apply `call` on every member (fire-and-forget; exceptions go to the
+/// uncaught-error handler of the member's core).
+template <class T, class F, class... A>
+void at_each(group<T> g, const bound_call<F, A...>& call) {
+    detail::check_group_call<T, bound_call<F, A...>>();
+    async(g.root, &detail::collective_ops<T>::template at_each<bound_call<F, A...>>, call);
+}
+template <class T, class M, class... A>
+    requires(!is_bound_call_v<std::remove_cvref_t<M>>)
+void at_each(group<T> g, M method, A&&... args) {
+    at_each(g, m2f(method, std::forward<A>(args)...));
+}
+
+/// Apply `call` on every member, then `done` (future<void>& or then(obj, &U::m))
+/// once all have finished; a member's exception reaches `done` instead.
+template <class T, class F, class... A, continuation C>
+void at_each(group<T> g, const bound_call<F, A...>& call, C&& done) {
+    using Call = bound_call<F, A...>;
+    detail::check_group_call<T, Call>();
+    auto cont = detail::make_continuation<void>(done);
+    using sink = detail::final_sink<decltype(cont), true>;
+    // Completion = a reduction of "unit" values: results are discarded.
+    async(g.root, &detail::collective_ops<T>::template reduce<Call, detail::unit_combiner, sink, true>,
+          call, detail::unit_combiner{}, sink{cont});
+}
+
+/// Reduce the members' results with `comb` up the tree; the root hands the
+/// merge to `cont` (future<R>& or then(obj, &U::m)).
+template <class T, class F, class... A, class Comb, continuation C>
+void reduce(group<T> g, const bound_call<F, A...>& call, Comb comb, C&& cont) {
+    using Call = bound_call<F, A...>;
+    detail::check_group_call<T, Call>();
+    using R = detail::result_of<T, Call>;
+    static_assert(!std::is_void_v<R>, "taco::reduce: the method returns void; use at_each with a completion");
+    detail::check_invocation_argument<R>();
+    detail::check_combiner<Comb, R>();
+    auto c = detail::make_continuation<R>(cont);
+    using sink = detail::final_sink<decltype(c), false>;
+    async(g.root, &detail::collective_ops<T>::template reduce<Call, Comb, sink>, call, comb, sink{c});
+}
+
+/// Gather: `cont` (made by taco::then(obj, &U::put)) receives put(rank, value)
+/// for each member, on obj's core.
+template <class T, class F, class... A, class U, class M>
+void gather(group<T> g, const bound_call<F, A...>& call, detail::method_continuation<U, M> cont) {
+    using Call = bound_call<F, A...>;
+    detail::check_group_call<T, Call>();
+    detail::check_invocation_argument<detail::result_of<T, Call>>();
+    using sink = detail::ranked_method_sink<detail::method_continuation<U, M>>;
+    async(g.root, &detail::collective_ops<T>::template gather<Call, sink>, call, sink{cont});
+}
+
+/// Gather into `out` (on the calling core, out.size() == group size):
+/// out[rank] = member rank's result; `done` is assigned when all are in
+/// (or carries the first member exception).
+template <class T, class F, class... A, class R>
+void gather(group<T> g, const bound_call<F, A...>& call, std::span<R> out, future<void>& done) {
+    using Call = bound_call<F, A...>;
+    detail::check_group_call<T, Call>();
+    static_assert(std::is_same_v<std::remove_const_t<R>, detail::result_of<T, Call>>,
+                  "taco::gather: the array's element type must be the method's result type");
+    if (out.size() != g.size)
+        throw std::invalid_argument("taco::gather: the result array has " + std::to_string(out.size()) +
+                                    " elements, the group " + std::to_string(g.size));
+    using helper = detail::gather_array_helper<R>;
+    helper* h = detail::helper_pool<helper>::acquire();
+    done.arm();
+    *h = helper{out.data(), g.size, &done, std::nullopt};
+    detail::helper_link<std::remove_const_t<R>> link{this_core(), 0, h, &helper::entry};
+    async(g.root, &detail::collective_ops<T>::template gather<Call, detail::helper_link<R>>, call, link);
+}
+
+} // namespace taco

@@ -1,0 +1,110 @@
+#pragma once
+// Object groups (CCI paper, section II.B; TACO object groups): members are
+// global pointers (one or more per core), a multicast tree is laid over them,
+// and the tree is the group's distributed description: each member's core
+// holds a node that knows only its member and its children, so the group
+// handle is just the root node, and a collective starts there.
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <taco/async.hpp>
+#include <taco/future.hpp>
+#include <taco/global_ptr.hpp>
+#include <taco/topology.hpp>
+
+namespace taco {
+
+namespace detail {
+
+/// A tree node, on its member's core.
+template <class T>
+struct group_node {
+    T* member;
+    std::uint32_t rank;
+    std::uint32_t size;
+    std::vector<global_ptr<group_node>> children; // in increasing rank order
+
+    void add_child(global_ptr<group_node> c) { children.push_back(c); }
+    void ready() const {}
+};
+
+template <class T>
+global_ptr<group_node<T>> create_node(global_ptr<T> member, std::uint32_t rank, std::uint32_t size) {
+    return global_ptr<group_node<T>>::local(new group_node<T>{member.get(), rank, size, {}});
+}
+
+template <class T>
+void destroy_subtree(global_ptr<group_node<T>> node) {
+    for (auto c : node->children) async(c.core(), &destroy_subtree<T>, c);
+    delete node.get();
+}
+
+} // namespace detail
+
+/// A handle to an object group: trivially copyable, valid on every core.
+template <class T>
+struct group {
+    global_ptr<detail::group_node<T>> root;
+    std::uint32_t size = 0;
+
+    explicit operator bool() const noexcept { return static_cast<bool>(root); }
+};
+
+/// Build a group over `members` (rank i = members[i]) with the given tree.
+/// Must run on a core; costs O(n) messages from the calling core (the node
+/// on each member's core is created, then told its children), and returns
+/// once every node is ready, so collectives may start from any core.
+/// Throws std::invalid_argument for an empty member list or a member that
+/// appears twice.
+template <class T>
+group<T> make_group(std::span<const global_ptr<T>> members, topology shape = topology::binomial()) {
+    const auto n = std::uint32_t(members.size());
+    if (n == 0) throw std::invalid_argument("taco::make_group: a group needs at least one member");
+    {
+        std::vector<std::pair<std::pair<core_id, const void*>, std::uint32_t>> seen;
+        seen.reserve(n);
+        for (std::uint32_t r = 0; r < n; ++r) {
+            if (!members[r]) throw std::invalid_argument("taco::make_group: member " + std::to_string(r) + " is null");
+            seen.push_back({{members[r].core(), members[r].address()}, r});
+        }
+        std::sort(seen.begin(), seen.end());
+        for (std::uint32_t i = 1; i < n; ++i)
+            if (seen[i].first == seen[i - 1].first)
+                throw std::invalid_argument("taco::make_group: the same object (core " +
+                                            std::to_string(seen[i].first.first) + ") is member " +
+                                            std::to_string(seen[i - 1].second) + " and member " +
+                                            std::to_string(seen[i].second) + "; members must be distinct");
+    }
+    const auto layout = detail::tree_layout(n, shape);
+    using node = detail::group_node<T>;
+    std::vector<future<global_ptr<node>>> created(n);
+    for (std::uint32_t r = 0; r < n; ++r)
+        async(members[r].core(), m2f(&detail::create_node<T>, members[r], r, n), created[r]);
+    std::vector<global_ptr<node>> nodes(n);
+    for (std::uint32_t r = 0; r < n; ++r) nodes[r] = created[r].get();
+    std::vector<future<void>> ready(n);
+    for (std::uint32_t r = 0; r < n; ++r) {
+        for (std::uint32_t c : layout[r]) async(nodes[r], &node::add_child, nodes[c]);
+        async(nodes[r], m2f(&node::ready), ready[r]); // in order after the add_child calls
+    }
+    for (auto& f : ready) f.get();
+    return {nodes[0], n};
+}
+
+template <class T>
+group<T> make_group(const std::vector<global_ptr<T>>& members, topology shape = topology::binomial()) {
+    return make_group(std::span<const global_ptr<T>>(members), shape);
+}
+
+/// Free the group's nodes (not its members), down the tree. Collectives still
+/// in flight on the group must have completed.
+template <class T>
+void destroy_group(group<T> g) {
+    if (g.root) async(g.root.core(), &detail::destroy_subtree<T>, g.root);
+}
+
+} // namespace taco

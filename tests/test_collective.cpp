@@ -1,0 +1,271 @@
+// Object groups and one-sided collectives: every topology and size 1..64
+// (oversubscribed), random delays in members, concurrent collectives on one
+// group, rank order for non-commutative combiners, nested collectives, bad
+// groups.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace {
+
+struct member {
+    std::uint32_t rank = 0;
+    long hits = 0;
+    std::uint64_t rng = 0;
+
+    void set_rank(std::uint32_t r) { rank = r, rng = 0x9E3779B97F4A7C15ull * (r + 1); }
+    void jitter() { // a random delay now and then, so tree nodes answer out of order
+        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+        if ((rng & 3) == 0) test::spin_for(long(rng >> 52) % 20'000);
+    }
+    void hit() { jitter(), ++hits; }
+    long scaled_rank(long factor) { return jitter(), long(rank) * factor; }
+    std::uint32_t my_rank() { return jitter(), rank; }
+    long hit_count() const { return hits; }
+    long fail_if(std::uint32_t bad) {
+        if (rank == bad) throw std::runtime_error("member " + std::to_string(rank) + " failed");
+        return 1;
+    }
+};
+
+/// Members of a group of size n, round-robin over the cores (several per core).
+std::vector<taco::global_ptr<member>> make_members(std::uint32_t n) {
+    std::vector<taco::global_ptr<member>> m;
+    for (std::uint32_t r = 0; r < n; ++r) {
+        m.push_back(test::make_on<member>(r % taco::core_count()));
+        taco::sync(m.back(), &member::set_rank, r);
+    }
+    return m;
+}
+void destroy(const std::vector<taco::global_ptr<member>>& m) {
+    for (auto p : m) test::destroy(p);
+}
+
+const taco::topology all_shapes[] = {taco::topology::flat(),    taco::topology::binomial(), taco::topology::kary(1),
+                                     taco::topology::kary(2),   taco::topology::kary(3),    taco::topology::kary(4),
+                                     taco::topology::kary(8)};
+
+struct rank_sink {
+    std::vector<int> seen;
+    long count = 0, bad = 0;
+    void put(std::uint32_t rank, std::uint32_t value) {
+        bad += rank != value || rank >= seen.size();
+        if (rank < seen.size()) ++seen[rank];
+        ++count;
+    }
+};
+
+} // namespace
+
+TEST_CASE("collectives: every topology, group sizes 1..64, members spread over 16 cores on 2 CPUs", "[collective]") {
+    long failures = 0, checks = 0;
+    taco::run(tacomesh::posix::config{.cores = 16}, [&] {
+        for (std::uint32_t n = 1; n <= 64; n += (n < 12 ? 1 : 7)) {
+            auto members = make_members(n);
+            for (std::size_t s = 0; s < std::size(all_shapes); ++s) {
+                auto g = taco::make_group(members, all_shapes[s]);
+                // reduce: sum of rank * 3
+                taco::future<long> sum;
+                taco::reduce(g, taco::m2f(&member::scaled_rank, 3L), std::plus<long>{}, sum);
+                failures += sum.get() != 3L * n * (n - 1) / 2;
+                // at_each with completion, then every member was hit exactly once more
+                taco::future<void> done;
+                taco::at_each(g, taco::m2f(&member::hit), done);
+                done.get();
+                taco::future<long> hits;
+                taco::reduce(g, taco::m2f(&member::hit_count), std::plus<long>{}, hits);
+                failures += hits.get() != long(n) * long(s + 1);
+                // gather into an array
+                std::vector<std::uint32_t> ranks(n, ~0u);
+                taco::future<void> gathered;
+                taco::gather(g, taco::m2f(&member::my_rank), std::span<std::uint32_t>(ranks), gathered);
+                gathered.get();
+                for (std::uint32_t r = 0; r < n; ++r) failures += ranks[r] != r;
+                // gather through a continuation: put(rank, value) once per member
+                rank_sink sink;
+                sink.seen.assign(n, 0);
+                taco::gather(g, taco::m2f(&member::my_rank), taco::then(taco::global_ptr<rank_sink>::local(&sink), &rank_sink::put));
+                taco::wait_until([&] { return sink.count == long(n); });
+                for (int s : sink.seen) failures += s != 1;
+                failures += sink.bad;
+                taco::destroy_group(g);
+                ++checks;
+            }
+            destroy(members);
+        }
+    });
+    REQUIRE(checks > 0);
+    REQUIRE(failures == 0);
+}
+
+TEST_CASE("collectives: one member per core on 64 cores (oversubscribed), every topology", "[collective]") {
+    constexpr taco::core_id n = 64;
+    std::vector<long> sums;
+    taco::run(tacomesh::posix::config{.cores = n}, [&] {
+        std::vector<taco::global_ptr<member>> members;
+        for (taco::core_id c = 0; c < n; ++c) {
+            members.push_back(test::make_on<member>(c));
+            taco::sync(members.back(), &member::set_rank, std::uint32_t(c));
+        }
+        for (auto shape : all_shapes) {
+            auto g = taco::make_group(members, shape);
+            sums.push_back(taco::sync(g.root.core(), +[] { return 0L; }) +
+                           [&] { taco::future<long> f; taco::reduce(g, taco::m2f(&member::scaled_rank, 1L), std::plus<long>{}, f); return f.get(); }());
+            taco::destroy_group(g);
+        }
+        destroy(members);
+    });
+    REQUIRE(sums.size() == std::size(all_shapes));
+    for (long s : sums) REQUIRE(s == long(n) * (n - 1) / 2);
+}
+
+TEST_CASE("collectives: many concurrent reductions on one group do not mix", "[collective]") {
+    constexpr int k = 200;
+    long wrong = 0;
+    taco::run(tacomesh::posix::config{.cores = 6}, [&] {
+        auto members = make_members(24);
+        auto g = taco::make_group(members, taco::topology::kary(3));
+        std::vector<taco::future<long>> results(k);
+        for (int i = 0; i < k; ++i) taco::reduce(g, taco::m2f(&member::scaled_rank, long(i)), std::plus<long>{}, results[i]);
+        for (int i = 0; i < k; ++i) wrong += results[i].get() != long(i) * 24 * 23 / 2;
+        taco::destroy_group(g);
+        destroy(members);
+    });
+    REQUIRE(wrong == 0);
+}
+
+namespace {
+// Appending sequences, as a polynomial hash: associative, not commutative.
+struct sequence {
+    std::uint64_t hash;
+    std::uint64_t scale; // base^length
+};
+struct concat {
+    sequence operator()(const sequence& a, const sequence& b) const {
+        return {a.hash * b.scale + b.hash, a.scale * b.scale};
+    }
+};
+struct letter {
+    std::uint32_t rank = 0;
+    void set_rank(std::uint32_t r) { rank = r; }
+    sequence as_sequence() const { return {rank + 1u, 1000003u}; }
+};
+} // namespace
+
+TEST_CASE("collectives: a non-commutative combiner sees the values in rank order, for every topology", "[collective]") {
+    long wrong = 0, tried = 0;
+    taco::run(tacomesh::posix::config{.cores = 5}, [&] {
+        for (std::uint32_t n : {1u, 2u, 7u, 16u, 33u}) {
+            std::vector<taco::global_ptr<letter>> members;
+            sequence expected{0, 1};
+            for (std::uint32_t r = 0; r < n; ++r) {
+                members.push_back(test::make_on<letter>((r * 3) % taco::core_count()));
+                taco::sync(members.back(), &letter::set_rank, r);
+                expected = concat{}(expected, sequence{r + 1u, 1000003u});
+            }
+            for (auto shape : all_shapes) {
+                auto g = taco::make_group(members, shape);
+                taco::future<sequence> f;
+                taco::reduce(g, taco::m2f(&letter::as_sequence), concat{}, f);
+                const sequence got = f.get();
+                wrong += got.hash != expected.hash || got.scale != expected.scale;
+                ++tried;
+                taco::destroy_group(g);
+            }
+            for (auto p : members) test::destroy(p);
+        }
+    });
+    REQUIRE(tried == 5 * long(std::size(all_shapes)));
+    REQUIRE(wrong == 0);
+}
+
+namespace {
+struct nester {
+    long inner_hits = 0;
+    void hit() { ++inner_hits; }
+    long count() const { return inner_hits; }
+    // Starts a collective from inside a collective.
+    void start_inner(taco::group<nester> g) { taco::at_each(g, &nester::hit); }
+};
+} // namespace
+
+TEST_CASE("collectives: at_each started from inside another collective", "[collective]") {
+    long total = 0;
+    taco::run(tacomesh::posix::config{.cores = 4}, [&] {
+        std::vector<taco::global_ptr<nester>> members;
+        for (taco::core_id c = 0; c < 8; ++c) members.push_back(test::make_on<nester>(c % 4));
+        auto g = taco::make_group(members, taco::topology::binomial());
+        taco::future<void> done;
+        taco::at_each(g, taco::m2f(&nester::start_inner, g), done); // each member starts an at_each on g
+        done.get();
+        // 8 inner at_each, each hitting all 8 members: wait until all 64 hits are in
+        for (;;) {
+            taco::future<long> f;
+            taco::reduce(g, taco::m2f(&nester::count), std::plus<long>{}, f);
+            if ((total = f.get()) == 64) break;
+        }
+        taco::destroy_group(g);
+        for (auto p : members) test::destroy(p);
+    });
+    REQUIRE(total == 64);
+}
+
+TEST_CASE("collectives: a member's exception reaches the reduction's future and at_each's completion", "[collective]") {
+    std::string reduce_error, at_each_error;
+    long after = 0;
+    taco::run(tacomesh::posix::config{.cores = 3}, [&] {
+        auto members = make_members(9);
+        auto g = taco::make_group(members, taco::topology::kary(2));
+        taco::future<long> f;
+        taco::reduce(g, taco::m2f(&member::fail_if, 5u), std::plus<long>{}, f);
+        try {
+            f.get();
+        } catch (const taco::remote_error& e) {
+            reduce_error = e.text();
+        }
+        taco::future<void> done;
+        taco::at_each(g, taco::m2f(&member::fail_if, 8u), done);
+        try {
+            done.get();
+        } catch (const taco::remote_error& e) {
+            at_each_error = e.text();
+        }
+        taco::future<long> ok; // the group still works
+        taco::reduce(g, taco::m2f(&member::fail_if, 99u), std::plus<long>{}, ok);
+        after = ok.get();
+        taco::destroy_group(g);
+        destroy(members);
+    });
+    REQUIRE(reduce_error == "member 5 failed");
+    REQUIRE(at_each_error == "member 8 failed");
+    REQUIRE(after == 9);
+}
+
+TEST_CASE("collectives: bad groups and arguments give clear errors", "[collective]") {
+    taco::run(tacomesh::posix::config{.cores = 2}, [&] {
+        std::vector<taco::global_ptr<member>> none;
+        REQUIRE_THROWS_WITH(taco::make_group(none), Catch::Contains("at least one member"));
+        auto a = test::make_on<member>(1);
+        std::vector<taco::global_ptr<member>> twice{a, test::make_on<member>(0), a};
+        REQUIRE_THROWS_WITH(taco::make_group(twice), Catch::Contains("member 0 and member 2"));
+        std::vector<taco::global_ptr<member>> with_null{a, {}};
+        REQUIRE_THROWS_WITH(taco::make_group(with_null), Catch::Contains("member 1 is null"));
+        std::vector<taco::global_ptr<member>> ok{a};
+        REQUIRE_THROWS_WITH(taco::make_group(ok, taco::topology::kary(0)), Catch::Contains("arity"));
+        auto g = taco::make_group(ok);
+        std::vector<std::uint32_t> small;
+        taco::future<void> done;
+        REQUIRE_THROWS_WITH(taco::gather(g, taco::m2f(&member::my_rank), std::span<std::uint32_t>(small), done),
+                            Catch::Contains("has 0 elements, the group 1"));
+        taco::destroy_group(g);
+        test::destroy(twice[1]);
+        test::destroy(a);
+    });
+}
