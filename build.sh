@@ -59,7 +59,7 @@ case "$cmd" in
     (cd build-tsan && TACOMESH_TEST_SCALE=0.02 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
       setarch "$(uname -m)" -R ctest --output-on-failure -j "$jobs" --timeout 900 -E '^neg\.') ;;
   bench-smoke)
-    need_packages "${base_packages[@]}" openmpi-bin libopenmpi-dev valgrind
+    need_packages "${base_packages[@]}" openmpi-bin libopenmpi-dev valgrind python3
     configure build-bench -DCMAKE_BUILD_TYPE=Release -DTACOMESH_BUILD_TESTS=OFF
     ninja -C build-bench -j "$jobs"
     bash bench/smoke.sh build-bench ;;

@@ -39,13 +39,13 @@ struct member {
 std::vector<taco::global_ptr<member>> make_members(std::uint32_t n) {
     std::vector<taco::global_ptr<member>> m;
     for (std::uint32_t r = 0; r < n; ++r) {
-        m.push_back(test::make_on<member>(r % taco::core_count()));
+        m.push_back(taco::new_on<member>(r % taco::core_count()));
         taco::sync(m.back(), &member::set_rank, r);
     }
     return m;
 }
 void destroy(const std::vector<taco::global_ptr<member>>& m) {
-    for (auto p : m) test::destroy(p);
+    for (auto p : m) taco::delete_on(p);
 }
 
 const taco::topology all_shapes[] = {taco::topology::flat(),    taco::topology::binomial(), taco::topology::kary(1),
@@ -111,7 +111,7 @@ TEST_CASE("collectives: one member per core on 64 cores (oversubscribed), every 
     taco::run(tacomesh::posix::config{.cores = n}, [&] {
         std::vector<taco::global_ptr<member>> members;
         for (taco::core_id c = 0; c < n; ++c) {
-            members.push_back(test::make_on<member>(c));
+            members.push_back(taco::new_on<member>(c));
             taco::sync(members.back(), &member::set_rank, std::uint32_t(c));
         }
         for (auto shape : all_shapes) {
@@ -166,7 +166,7 @@ TEST_CASE("collectives: a non-commutative combiner sees the values in rank order
             std::vector<taco::global_ptr<letter>> members;
             sequence expected{0, 1};
             for (std::uint32_t r = 0; r < n; ++r) {
-                members.push_back(test::make_on<letter>((r * 3) % taco::core_count()));
+                members.push_back(taco::new_on<letter>((r * 3) % taco::core_count()));
                 taco::sync(members.back(), &letter::set_rank, r);
                 expected = concat{}(expected, sequence{r + 1u, 1000003u});
             }
@@ -179,7 +179,7 @@ TEST_CASE("collectives: a non-commutative combiner sees the values in rank order
                 ++tried;
                 taco::destroy_group(g);
             }
-            for (auto p : members) test::destroy(p);
+            for (auto p : members) taco::delete_on(p);
         }
     });
     REQUIRE(tried == 5 * long(std::size(all_shapes)));
@@ -200,7 +200,7 @@ TEST_CASE("collectives: at_each started from inside another collective", "[colle
     long total = 0;
     taco::run(tacomesh::posix::config{.cores = 4}, [&] {
         std::vector<taco::global_ptr<nester>> members;
-        for (taco::core_id c = 0; c < 8; ++c) members.push_back(test::make_on<nester>(c % 4));
+        for (taco::core_id c = 0; c < 8; ++c) members.push_back(taco::new_on<nester>(c % 4));
         auto g = taco::make_group(members, taco::topology::binomial());
         taco::future<void> done;
         taco::at_each(g, taco::m2f(&nester::start_inner, g), done); // each member starts an at_each on g
@@ -212,7 +212,7 @@ TEST_CASE("collectives: at_each started from inside another collective", "[colle
             if ((total = f.get()) == 64) break;
         }
         taco::destroy_group(g);
-        for (auto p : members) test::destroy(p);
+        for (auto p : members) taco::delete_on(p);
     });
     REQUIRE(total == 64);
 }
@@ -252,8 +252,8 @@ TEST_CASE("collectives: bad groups and arguments give clear errors", "[collectiv
     taco::run(tacomesh::posix::config{.cores = 2}, [&] {
         std::vector<taco::global_ptr<member>> none;
         REQUIRE_THROWS_WITH(taco::make_group(none), Catch::Contains("at least one member"));
-        auto a = test::make_on<member>(1);
-        std::vector<taco::global_ptr<member>> twice{a, test::make_on<member>(0), a};
+        auto a = taco::new_on<member>(1);
+        std::vector<taco::global_ptr<member>> twice{a, taco::new_on<member>(0), a};
         REQUIRE_THROWS_WITH(taco::make_group(twice), Catch::Contains("member 0 and member 2"));
         std::vector<taco::global_ptr<member>> with_null{a, {}};
         REQUIRE_THROWS_WITH(taco::make_group(with_null), Catch::Contains("member 1 is null"));
@@ -265,7 +265,7 @@ TEST_CASE("collectives: bad groups and arguments give clear errors", "[collectiv
         REQUIRE_THROWS_WITH(taco::gather(g, taco::m2f(&member::my_rank), std::span<std::uint32_t>(small), done),
                             Catch::Contains("has 0 elements, the group 1"));
         taco::destroy_group(g);
-        test::destroy(twice[1]);
-        test::destroy(a);
+        taco::delete_on(twice[1]);
+        taco::delete_on(a);
     });
 }

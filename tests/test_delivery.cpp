@@ -59,7 +59,7 @@ TEST_CASE("delivery: >= 10 million invocations, 8 cores on 2 CPUs, tiny rings: e
     taco::run(tacomesh::posix::config{.cores = n, .ring_slots = 2, .report = &report}, [&] {
         completion done;
         g_sinks.clear();
-        for (taco::core_id c = 0; c < n; ++c) g_sinks.push_back(test::make_on<sink>(c));
+        for (taco::core_id c = 0; c < n; ++c) g_sinks.push_back(taco::new_on<sink>(c));
         for (auto s : g_sinks) taco::sync(s, &sink::expect, per_pair * n, taco::global_ptr<completion>::local(&done));
         for (taco::core_id c = 1; c < n; ++c) taco::async(c, &blast, per_pair);
         blast(per_pair);
@@ -69,7 +69,7 @@ TEST_CASE("delivery: >= 10 million invocations, 8 cores on 2 CPUs, tiny rings: e
             errors += taco::sync(s, &sink::errors);
             deferred += taco::sync(s.core(), +[] { return taco::stats().deferred; });
         }
-        for (auto s : g_sinks) test::destroy(s);
+        for (auto s : g_sinks) taco::delete_on(s);
     });
     INFO("per pair " << per_pair << ", deferred sends " << deferred);
     REQUIRE(received == per_pair * n * n); // no loss, no duplicate
@@ -104,7 +104,7 @@ TEST_CASE("delivery: two cores flooding each other with requests that reply neit
     taco::run(tacomesh::posix::config{.cores = 2, .ring_slots = 2}, [&] {
         peer p0;
         auto a = taco::global_ptr<peer>::local(&p0);
-        auto b = test::make_on<peer>(1);
+        auto b = taco::new_on<peer>(1);
         p0.other = b;
         taco::sync(b.core(), +[](taco::global_ptr<peer> me, taco::global_ptr<peer> o) { me->other = o; }, b, a);
         taco::async(b, &peer::flood, k, b); // both flood at once
@@ -115,7 +115,7 @@ TEST_CASE("delivery: two cores flooding each other with requests that reply neit
         pongs1 = taco::sync(b, &peer::pong_count);
         errors = p0.out_of_order + taco::sync(b, &peer::errors);
         deferred = taco::stats().deferred + taco::sync(1, +[] { return taco::stats().deferred; });
-        test::destroy(b);
+        taco::delete_on(b);
     });
     REQUIRE(pongs0 == k);
     REQUIRE(pongs1 == k);

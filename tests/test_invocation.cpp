@@ -45,14 +45,14 @@ TEST_CASE("async is fire-and-forget and in order, call returns a future, sync wa
     int calls = 0;
     bool ready_before = true;
     taco::run(cores(2), [&] {
-        auto acc = test::make_on<account>(1);
+        auto acc = taco::new_on<account>(1);
         for (int i = 1; i <= 100; ++i) taco::async(acc, &account::deposit, long(i));
         auto f = taco::call(acc, &account::get);
         ready_before = f.ready(); // cannot be ready: the result needs a message back
         via_future = f.get();
         balance = taco::sync(acc, &account::get);
         calls = taco::sync(1, +[](taco::global_ptr<account> a) { return a->calls; }, acc);
-        test::destroy(acc);
+        taco::delete_on(acc);
     });
     REQUIRE_FALSE(ready_before);
     REQUIRE(via_future == 5050); // the 100 deposits ran first: same source, same order
@@ -65,8 +65,8 @@ TEST_CASE("continuations: to a future, to a method on a third core, void results
     taco::core_id cont_core = taco::no_core;
     int void_hits = 0;
     taco::run(cores(3), [&] {
-        auto acc = test::make_on<account>(1);
-        auto col = test::make_on<collector>(2);
+        auto acc = taco::new_on<account>(1);
+        auto col = taco::new_on<collector>(2);
         taco::async(acc, &account::deposit, 7L);
         taco::future<long> f;
         taco::async(acc, taco::m2f(&account::get), f);
@@ -80,8 +80,8 @@ TEST_CASE("continuations: to a future, to a method on a third core, void results
         taco::async(acc, taco::m2f(&account::touch), fv);
         fv.get();
         void_hits = taco::sync(col, &collector::count);
-        test::destroy(acc);
-        test::destroy(col);
+        taco::delete_on(acc);
+        taco::delete_on(col);
     });
     REQUIRE(value == 7);
     REQUIRE(cont_value == 5);
@@ -95,7 +95,7 @@ TEST_CASE("an exception in a remote method rethrows from future::get as remote_e
     bool failed = false;
     long after = -1;
     taco::run(cores(2), [&] {
-        auto acc = test::make_on<account>(1);
+        auto acc = taco::new_on<account>(1);
         taco::async(acc, &account::deposit, 10L);
         auto f = taco::call(acc, &account::withdraw, 50L);
         f.wait();
@@ -113,7 +113,7 @@ TEST_CASE("an exception in a remote method rethrows from future::get as remote_e
             unknown = e.text();
         }
         after = taco::sync(acc, &account::get); // the object and the core survive
-        test::destroy(acc);
+        taco::delete_on(acc);
     });
     REQUIRE(failed);
     REQUIRE(origin == 1);
@@ -147,10 +147,10 @@ TEST_CASE("an exception in a fire-and-forget invocation reaches the uncaught-err
         ++g_uncaught;
     });
     taco::run(cores(2), [&] {
-        auto acc = test::make_on<account>(1);
+        auto acc = taco::new_on<account>(1);
         taco::async(acc, &account::withdraw, 1L);
         taco::sync(acc, &account::get); // ordered after the failing call
-        test::destroy(acc);
+        taco::delete_on(acc);
     });
     taco::set_uncaught_error_handler(nullptr);
     REQUIRE(g_uncaught == 1);
@@ -175,8 +175,8 @@ TEST_CASE("nested and mutual sync calls do not deadlock", "[invocation]") {
         account home;
         home.balance = 100;
         auto me = taco::global_ptr<account>::local(&home);
-        auto a1 = test::make_on<account>(1);
-        auto a2 = test::make_on<account>(2);
+        auto a1 = taco::new_on<account>(1);
+        auto a2 = taco::new_on<account>(2);
         taco::async(a1, &account::deposit, 1L);
         taco::async(a2, &account::deposit, 2L);
         // core 0 waits on core 1, which sync-calls back into core 0.
@@ -186,8 +186,8 @@ TEST_CASE("nested and mutual sync calls do not deadlock", "[invocation]") {
         auto f2 = taco::call(a2, &account::relay, a1);
         mutual1 = f1.get();
         mutual2 = f2.get();
-        test::destroy(a1);
-        test::destroy(a2);
+        taco::delete_on(a1);
+        taco::delete_on(a2);
     });
     REQUIRE(nested == 101);
     REQUIRE(mutual1 == 3);
@@ -237,4 +237,30 @@ TEST_CASE("every core of an oversubscribed run serves invocations", "[invocation
         for (taco::core_id c = 0; c < n; ++c) total += taco::sync(c, +[] { return long(taco::this_core()); });
     });
     REQUIRE(total == long(n) * (n - 1) / 2);
+}
+
+namespace {
+std::atomic<taco::core_id> g_destroyed_on{taco::no_core};
+struct placed {
+    taco::core_id built_on;
+    long value;
+    placed(long v, int w) : built_on(taco::this_core()), value(v * w) {}
+    ~placed() { g_destroyed_on = taco::this_core(); }
+    taco::core_id where() const { return built_on; }
+    long get() const { return value; }
+};
+} // namespace
+
+TEST_CASE("new_on constructs on the target core with arguments, delete_on destroys there", "[invocation]") {
+    taco::core_id built = taco::no_core;
+    long value = 0;
+    taco::run(cores(3), [&] {
+        auto p = taco::new_on<placed>(2, 6L, 7);
+        built = taco::sync(p, &placed::where);
+        value = taco::sync(p, &placed::get);
+        taco::delete_on(p);
+    });
+    REQUIRE(built == 2);
+    REQUIRE(value == 42);
+    REQUIRE(g_destroyed_on == 2);
 }

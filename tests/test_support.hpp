@@ -21,16 +21,6 @@ inline long scaled(long n) {
     return v < 1 ? 1 : v;
 }
 
-/// Create a T on core c (constructed there) and return its global pointer.
-template <class T>
-taco::global_ptr<T> make_on(taco::core_id c) {
-    return taco::sync(c, +[] { return taco::global_ptr<T>::local(new T{}); });
-}
-template <class T>
-void destroy(taco::global_ptr<T> p) {
-    taco::sync(p.core(), +[](taco::global_ptr<T> q) { delete q.get(); }, p);
-}
-
 /// Busy-wait about `ns` nanoseconds (a random delay that keeps the core busy).
 inline void spin_for(long ns) {
     const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);

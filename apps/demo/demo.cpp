@@ -80,11 +80,11 @@ int main(int argc, char** argv) {
         const taco::core_id n = taco::core_count();
         std::printf("tacomesh demo: %u cores, %s idle\n", n, opt.idle == tacomesh::posix::idle_policy::poll ? "polling" : "sleeping");
 
-        // 1. Create one counter on every core: a function invocation on a core
-        //    returns the global pointer of the new object.
+        // 1. Create one counter on every core (constructed there; we get its
+        //    global pointer).
         std::vector<taco::global_ptr<counter>> counters;
         for (taco::core_id c = 0; c < n; ++c)
-            counters.push_back(taco::sync(c, +[] { return taco::global_ptr<counter>::local(new counter); }));
+            counters.push_back(taco::new_on<counter>(c));
 
         // 2. Fire-and-forget invocations, then futures for the results.
         for (taco::core_id c = 0; c < n; ++c)
@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
         std::printf("5. round trip core 0 -> core 1 -> core 0: median %.0f ns, p10 %.0f ns, p90 %.0f ns (%d trips)\n",
                     ns[ns.size() / 2], ns[ns.size() / 10], ns[ns.size() * 9 / 10], opt.round_trips);
 
-        for (auto& gp : counters) taco::sync(gp.core(), +[](taco::global_ptr<counter> p) { delete p.get(); }, gp);
+        for (auto gp : counters) taco::delete_on(gp);
     });
     std::printf("channels created: %zu, shared channel memory: %zu bytes%s\n", report.rings, report.channel_bytes,
                 report.oversubscribed ? " (oversubscribed: more cores than CPUs)" : "");

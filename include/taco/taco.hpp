@@ -11,6 +11,7 @@
 #include <taco/global_ptr.hpp>
 #include <taco/group.hpp>
 #include <taco/m2f.hpp>
+#include <taco/new_on.hpp>
 #include <taco/platform.hpp>
 #include <taco/remote_error.hpp>
 #include <taco/runtime.hpp>

@@ -1,0 +1,385 @@
+// tacomesh invocation benchmarks (Google Benchmark), each paired with a raw
+// baseline measured in the same run, on the same two threads, alternating.
+//
+// Why alternate: on this kind of machine (2 vCPUs that the host moves) the
+// cross-core latency changes by ~4x within seconds, so two numbers measured
+// a few seconds apart cannot be compared. Every benchmark iteration runs one
+// batch of the baseline and one batch of taco back to back, and the figure
+// that matters is the median of the per-pair ratios.
+//
+// Why on taco's own threads: both sides then share the pinning, the caches
+// and the scheduling. Core 0 (main) sends core 1 an invocation "run the raw
+// baseline for K messages"; core 1 leaves taco's loop for the raw one, core 0
+// drives the other side, and both return to taco for the next taco batch.
+//
+// Counters (per benchmark): base_ns / ours_ns = medians over batches of the
+// per-operation time, ratio_median = median over pairs of ours/base (for the
+// rate benchmark: ours rate / base rate), ratio_p10 / ratio_p90 its spread,
+// oversubscribed = 1 when there are more cores than CPUs. The time column
+// (manual time) is taco's mean per-operation time.
+//
+// BENCH_SMOKE=1 shrinks every size (CI smoke run).
+#include <tacomesh/posix.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "baselines.hpp"
+
+namespace {
+
+namespace posix = tacomesh::posix;
+using clock_type = std::chrono::steady_clock;
+
+bool smoke() {
+    static const bool on = [] {
+        const char* s = std::getenv("BENCH_SMOKE");
+        return s && *s && std::string(s) != "0";
+    }();
+    return on;
+}
+
+/// Batch sizes: large enough that a batch is far longer than a clock read
+/// and a start-up hiccup, short enough (about a millisecond, a few for the
+/// sleeping pair) that the host rarely moves a vCPU in the middle of a pair.
+/// Each benchmark takes 1-2 s.
+struct sizes {
+    int pairs;         // benchmark iterations = (baseline, taco) pairs
+    std::size_t batch; // operations per batch
+};
+sizes polling_rt_sizes() { return smoke() ? sizes{4, 200} : sizes{600, 2000}; }
+sizes one_way_sizes() { return smoke() ? sizes{4, 2000} : sizes{400, 20000}; }
+sizes sleeping_rt_sizes() { return smoke() ? sizes{4, 20} : sizes{300, 200}; }
+
+bool failed = false; // any benchmark that could not check its result
+
+double ns_since(clock_type::time_point t0) {
+    return std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+double quantile(std::vector<double> v, double q) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[std::size_t(q * double(v.size() - 1) + 0.5)];
+}
+
+/// Per-operation times of alternating (baseline, taco) batch pairs.
+class paired_series {
+public:
+    /// One pair. The order flips every pair: a latency shift of the host
+    /// landing between the two batches then favours each side equally often,
+    /// instead of always the second one.
+    template <class Base, class Ours>
+    void run_pair(benchmark::State& state, Base&& base, Ours&& ours) {
+        double b, o;
+        if (base_.size() % 2 == 0) {
+            b = base();
+            o = ours();
+        } else {
+            o = ours();
+            b = base();
+        }
+        base_.push_back(b);
+        ours_.push_back(o);
+        state.SetIterationTime(o * 1e-9);
+    }
+
+    /// Latency benchmarks: lower is better, ratio = ours / base.
+    void report_latency(benchmark::State& state, bool oversubscribed) const {
+        std::vector<double> r(base_.size());
+        for (std::size_t i = 0; i < r.size(); ++i) r[i] = ours_[i] / base_[i];
+        state.counters["base_ns"] = median(base_);
+        state.counters["ours_ns"] = median(ours_);
+        put_ratios(state, r);
+        state.counters["oversubscribed"] = oversubscribed;
+    }
+
+    /// Rate benchmarks: higher is better, ratio = ours rate / base rate.
+    void report_rate(benchmark::State& state, bool oversubscribed) const {
+        std::vector<double> r(base_.size());
+        for (std::size_t i = 0; i < r.size(); ++i) r[i] = base_[i] / ours_[i];
+        state.counters["base_ns"] = median(base_);
+        state.counters["ours_ns"] = median(ours_);
+        state.counters["base_mops"] = 1e3 / median(base_);
+        state.counters["ours_mops"] = 1e3 / median(ours_);
+        put_ratios(state, r);
+        state.counters["oversubscribed"] = oversubscribed;
+    }
+
+private:
+    static void put_ratios(benchmark::State& state, const std::vector<double>& r) {
+        state.counters["ratio_median"] = median(r);
+        state.counters["ratio_p10"] = quantile(r, 0.1);
+        state.counters["ratio_p90"] = quantile(r, 0.9);
+    }
+
+    std::vector<double> base_, ours_;
+};
+
+void fail(benchmark::State& state, const char* why) {
+    failed = true;
+    state.SkipWithError(why);
+}
+
+/// The invoked object: trivial methods, so the figures are the invocation's.
+struct target {
+    std::uint64_t n = 0;
+    std::uint64_t next() { return ++n; }
+    void inc() { ++n; }
+    std::uint64_t count() const { return n; }
+};
+
+/// The raw baseline lives outside taco's global address space on purpose:
+/// it is plain shared memory of the two threads. Its address travels to core
+/// 1 inside a captured lambda (a raw pointer is no invocation argument).
+template <class Raw>
+void start_on_core1(Raw* raw, void (*body)(Raw*, std::size_t), std::size_t n) {
+    taco::async(taco::core_id{1}, [raw, body, n] { body(raw, n); });
+}
+
+/// One taco round trip, as an application writes it.
+std::uint64_t taco_round_trip(taco::global_ptr<target> t) {
+    taco::future<std::uint64_t> f;
+    taco::async(t, taco::m2f(&target::next), f);
+    return f.get();
+}
+
+// ---- a. polling round trip ----------------------------------------------------
+
+void polling_round_trip(benchmark::State& state) {
+    const sizes sz = polling_rt_sizes();
+    posix::run_report report;
+    const posix::config cfg{.cores = 2, .idle = posix::idle_policy::poll, .report = &report};
+    paired_series series;
+    taco::run(cfg, [&] {
+        const auto t = taco::new_on<target>(1);
+        const auto rings = std::make_unique<bench::ring_pair>();
+        const auto base = [&] {
+            start_on_core1<bench::ring_pair>(rings.get(), [](bench::ring_pair* r, std::size_t n) { r->echo(n); },
+                                             sz.batch + 1);
+            // Untimed first trip: it also waits until core 1 has entered the loop.
+            std::uint64_t v = rings->round_trip(0);
+            const auto t0 = clock_type::now();
+            for (std::size_t i = 0; i < sz.batch; ++i) v = rings->round_trip(v);
+            const double ns = ns_since(t0);
+            if (v != sz.batch + 1) fail(state, "raw ring round trip lost a message");
+            return ns / double(sz.batch);
+        };
+        const auto ours = [&] {
+            // Untimed first trip: core 1 may still be leaving the raw loop.
+            std::uint64_t v = taco_round_trip(t);
+            const auto t0 = clock_type::now();
+            for (std::size_t i = 0; i < sz.batch; ++i) v += taco_round_trip(t);
+            const double ns = ns_since(t0);
+            benchmark::DoNotOptimize(v);
+            return ns / double(sz.batch);
+        };
+        for (auto _ : state) series.run_pair(state, base, ours);
+        taco::delete_on(t);
+    });
+    series.report_latency(state, report.oversubscribed);
+}
+
+// ---- b. one-way fire-and-forget rate ------------------------------------------
+
+void one_way_rate(benchmark::State& state) {
+    const sizes sz = one_way_sizes();
+    posix::run_report report;
+    const posix::config cfg{.cores = 2, .idle = posix::idle_policy::poll, .report = &report};
+    paired_series series;
+    std::uint64_t deferred = 0, sent = 0;
+    taco::run(cfg, [&] {
+        const auto t = taco::new_on<target>(1);
+        const auto rings = std::make_unique<bench::ring_pair>();
+        const auto base = [&] {
+            start_on_core1<bench::ring_pair>(rings.get(), [](bench::ring_pair* r, std::size_t n) { r->drain(n); },
+                                             sz.batch);
+            rings->round_trip(0);
+            bench::payload p{};
+            const auto t0 = clock_type::now();
+            for (std::size_t i = 0; i < sz.batch; ++i) {
+                p.words[0] = i;
+                rings->forward.push(p);
+            }
+            const std::uint64_t sum = rings->back.pop().words[0];
+            const double ns = ns_since(t0);
+            if (sum != sz.batch * (sz.batch - 1) / 2) fail(state, "raw ring lost or reordered messages");
+            return ns / double(sz.batch);
+        };
+        const auto ours = [&] {
+            // Untimed handshake: core 1 is back in taco's loop.
+            const std::uint64_t before = taco::sync(t, &target::count);
+            const taco::core_stats s0 = taco::stats();
+            const auto t0 = clock_type::now();
+            for (std::size_t i = 0; i < sz.batch; ++i) taco::async(t, &target::inc);
+            // Per-source order: this reply comes after every inc has run.
+            const std::uint64_t after = taco::sync(t, &target::count);
+            const double ns = ns_since(t0);
+            if (after - before != sz.batch) fail(state, "taco lost invocations");
+            deferred += taco::stats().deferred - s0.deferred;
+            sent += sz.batch;
+            return ns / double(sz.batch);
+        };
+        for (auto _ : state) series.run_pair(state, base, ours);
+        taco::delete_on(t);
+    });
+    series.report_rate(state, report.oversubscribed);
+    // How often taco's sender found the ring full and queued locally.
+    state.counters["ours_deferred_frac"] = sent ? double(deferred) / double(sent) : 0.0;
+}
+
+// ---- c. sleeping round trip ----------------------------------------------------
+
+void sleeping_round_trip(benchmark::State& state) {
+    const sizes sz = sleeping_rt_sizes();
+    posix::run_report report;
+    const posix::config cfg{.cores = 2, .idle = posix::idle_policy::sleep, .report = &report};
+    paired_series series;
+    std::uint64_t taco_trips = 0;
+    taco::run(cfg, [&] {
+        const auto t = taco::new_on<target>(1);
+        const auto futexes = std::make_unique<bench::futex_pair>();
+        const auto base = [&] {
+            start_on_core1<bench::futex_pair>(futexes.get(),
+                                              [](bench::futex_pair* f, std::size_t n) { f->echo(n); }, sz.batch + 1);
+            futexes->round_trip();
+            const auto t0 = clock_type::now();
+            for (std::size_t i = 0; i < sz.batch; ++i) futexes->round_trip();
+            return ns_since(t0) / double(sz.batch);
+        };
+        const auto ours = [&] {
+            std::uint64_t v = taco_round_trip(t);
+            const auto t0 = clock_type::now();
+            for (std::size_t i = 0; i < sz.batch; ++i) v += taco_round_trip(t);
+            const double ns = ns_since(t0);
+            benchmark::DoNotOptimize(v);
+            taco_trips += sz.batch + 1;
+            return ns / double(sz.batch);
+        };
+        for (auto _ : state) series.run_pair(state, base, ours);
+        taco::delete_on(t);
+    });
+    series.report_latency(state, report.oversubscribed);
+    // ~2 when both taco cores really slept on every trip (a fair comparison
+    // with the futex baseline, which always sleeps); ~0 would mean spinning.
+    state.counters["ours_sleeps_per_rt"] = taco_trips ? double(report.sleeps) / double(taco_trips) : 0.0;
+}
+
+// ---- d. channel memory -----------------------------------------------------------
+
+enum class pattern { tree, all_to_all };
+
+// Messages received by core 0's "arrived" handler; touched on core 0 only.
+std::size_t arrived = 0;
+
+void arrive() { ++arrived; }
+/// Runs on the receiver of a pattern message and reports it to core 0, so
+/// every core also talks to core 0 (and core 0 can tell when all arrived).
+void poke() {
+    if (taco::this_core() == 0)
+        arrive();
+    else
+        taco::async(taco::core_id{0}, &arrive);
+}
+/// Each core pokes its binary-tree parent and children.
+void talk_tree() {
+    const taco::core_id c = taco::this_core(), n = taco::core_count();
+    if (c > 0) taco::async((c - 1) / 2, &poke);
+    for (taco::core_id child : {2 * c + 1, 2 * c + 2})
+        if (child < n) taco::async(child, &poke);
+}
+/// Each core pokes every other core.
+void talk_all() {
+    const taco::core_id c = taco::this_core(), n = taco::core_count();
+    for (taco::core_id d = 0; d < n; ++d)
+        if (d != c) taco::async(d, &poke);
+}
+
+/// Shared memory taco's POSIX platform uses for one run (see bench/README.md):
+/// a 64-byte record per core + one ring per (source, destination) pair that
+/// talked; a ring is a 64-byte header + ring_slots 128-byte slots.
+std::size_t formula_bytes(std::size_t cores, std::size_t rings, std::size_t slots) {
+    return 64 * cores + rings * (64 + 128 * slots);
+}
+
+void channel_memory(benchmark::State& state, pattern p, taco::core_id cores) {
+    const posix::config defaults{};
+    posix::run_report report;
+    posix::config cfg{.cores = cores, .idle = posix::idle_policy::sleep, .report = &report};
+    std::size_t expected = 0;
+    for (auto _ : state) {
+        const auto t0 = clock_type::now();
+        taco::run(cfg, [&] {
+            arrived = 0;
+            void (*talk)() = p == pattern::tree ? &talk_tree : &talk_all;
+            for (taco::core_id c = 1; c < cores; ++c) taco::async(c, talk);
+            talk();
+            // Every tree edge carries one poke each way; all-to-all: n(n-1).
+            expected = p == pattern::tree ? 2 * std::size_t(cores - 1) : std::size_t(cores) * (cores - 1);
+            taco::wait_until([&] { return arrived == expected; });
+        });
+        state.SetIterationTime(ns_since(t0) * 1e-9);
+    }
+    if (arrived != expected) fail(state, "pokes lost");
+    state.counters["cores"] = cores;
+    state.counters["rings"] = double(report.rings);
+    state.counters["channel_bytes"] = double(report.channel_bytes);
+    state.counters["bytes_per_core"] = double(report.channel_bytes) / cores;
+    state.counters["ring_slots"] = defaults.ring_slots;
+    state.counters["ring_bytes"] = double(64 + 128 * std::size_t(defaults.ring_slots));
+    state.counters["formula_bytes"] = double(formula_bytes(cores, report.rings, defaults.ring_slots));
+    // If every pair had a ring (a dense n x n layout), for comparison.
+    state.counters["dense_bytes_per_core"] =
+        double(formula_bytes(cores, std::size_t(cores) * (cores - 1), defaults.ring_slots)) / cores;
+    state.counters["oversubscribed"] = report.oversubscribed;
+}
+
+void register_all() {
+    benchmark::RegisterBenchmark("polling_round_trip", polling_round_trip)
+        ->Iterations(polling_rt_sizes().pairs)
+        ->UseManualTime()
+        ->Unit(benchmark::kNanosecond);
+    benchmark::RegisterBenchmark("one_way_rate", one_way_rate)
+        ->Iterations(one_way_sizes().pairs)
+        ->UseManualTime()
+        ->Unit(benchmark::kNanosecond);
+    benchmark::RegisterBenchmark("sleeping_round_trip", sleeping_round_trip)
+        ->Iterations(sleeping_rt_sizes().pairs)
+        ->UseManualTime()
+        ->Unit(benchmark::kNanosecond);
+    for (taco::core_id cores : {48u, 256u}) {
+        for (auto [p, name] : {std::pair{pattern::tree, "tree"}, std::pair{pattern::all_to_all, "all_to_all"}}) {
+            const std::string label = "channel_memory/" + std::string(name) + "/cores:" + std::to_string(cores);
+            benchmark::RegisterBenchmark(label.c_str(), channel_memory, p, cores)
+                ->Iterations(1)
+                ->UseManualTime()
+                ->Unit(benchmark::kMillisecond);
+        }
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    register_all();
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    if (failed) std::fprintf(stderr, "bench_invocation: a benchmark failed its result check\n");
+    return failed ? 1 : 0;
+}

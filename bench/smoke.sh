@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# CI smoke run of every benchmark binary and script, at tiny sizes
+# (BENCH_SMOKE=1): checks that they run, finish and print valid results,
+# not how fast anything is. Well under a minute; exits non-zero on failure.
+#   bench/smoke.sh BUILD_DIR
+set -uo pipefail
+
+build=${1:?usage: smoke.sh BUILD_DIR}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+bin=$build/bench
+[[ -x $bin/bench_invocation ]] || bin=$build
+if [[ ! -x $bin/bench_invocation || ! -x $bin/instr_invocation ]]; then
+    echo "smoke.sh: bench_invocation / instr_invocation not built under $build (ninja -C $build bench_invocation instr_invocation)" >&2
+    exit 2
+fi
+export BENCH_SMOKE=1
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0 skipped=0
+
+# Every external command runs under a time limit, so a hang fails the step.
+limit() { timeout 120 "$@"; }
+
+step() { # name command...
+    local name=$1; shift
+    local t0=$SECONDS
+    if "$@" >"$tmp/out" 2>"$tmp/err" </dev/null; then
+        echo "ok    $name ($((SECONDS - t0)) s)"
+        passed=$((passed + 1))
+    else
+        echo "FAIL  $name (exit $?)"; sed 's/^/    /' "$tmp/err" | tail -20; sed 's/^/    /' "$tmp/out" | tail -20
+        failed=$((failed + 1))
+    fi
+}
+skip() { echo "skip  $1 ($2)"; skipped=$((skipped + 1)); }
+
+# Valid JSON with every expected benchmark present and none in error.
+check_bench_json() {
+    python3 - "$1" <<'PY'
+import json, sys
+bench = json.load(open(sys.argv[1]))["benchmarks"]
+names = [b["name"] for b in bench]
+want = ["polling_round_trip", "one_way_rate", "sleeping_round_trip", "channel_memory/tree/cores:48",
+        "channel_memory/all_to_all/cores:48", "channel_memory/tree/cores:256", "channel_memory/all_to_all/cores:256"]
+missing = [w for w in want if not any(n.startswith(w) for n in names)]
+errors = [b["name"] for b in bench if b.get("error_occurred")]
+bad = [b["name"] for b in bench if "ratio_median" in b and not b["ratio_median"] > 0]
+if missing or errors or bad:
+    sys.exit(f"missing {missing}, errors {errors}, no ratio {bad}")
+PY
+}
+bench_invocation() {
+    limit "$bin/bench_invocation" --benchmark_min_time=0.01 --benchmark_format=json --benchmark_out="$tmp/bench.json" \
+        --benchmark_out_format=json && check_bench_json "$tmp/bench.json"
+}
+json_ok() { limit "$@" | python3 -c 'import json, sys; json.load(sys.stdin)'; }
+
+step "bench_invocation" bench_invocation
+step "instr_invocation async" limit "$bin/instr_invocation" async 1000
+step "instr_invocation round_trip" limit "$bin/instr_invocation" round_trip 1000
+if command -v valgrind >/dev/null; then
+    step "count_instructions.sh" json_ok "$here/count_instructions.sh" "$build" 200
+else
+    skip "count_instructions.sh" "no valgrind"
+fi
+if [[ -x $bin/mpi_pingpong ]] && command -v mpirun >/dev/null; then
+    step "run_mpi_compare.sh (mpi_pingpong + polling_round_trip)" json_ok env ROUNDS=1 "$here/run_mpi_compare.sh" "$build"
+else
+    skip "run_mpi_compare.sh" "mpi_pingpong not built or no mpirun"
+fi
+
+echo "bench smoke: $passed passed, $failed failed, $skipped skipped"
+((failed == 0))

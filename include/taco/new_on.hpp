@@ -1,0 +1,39 @@
+#pragma once
+// Objects on other cores: construct there (on that core's heap, by that
+// core, as its private memory demands) and get its global pointer back.
+#include <type_traits>
+
+#include <taco/async.hpp>
+#include <taco/global_ptr.hpp>
+#include <taco/invocation_argument.hpp>
+
+namespace taco {
+
+namespace detail {
+template <class T, class... A>
+global_ptr<T> construct_here(A... args) {
+    return global_ptr<T>::local(new T(args...));
+}
+template <class T>
+void delete_here(global_ptr<T> p) {
+    delete p.get();
+}
+} // namespace detail
+
+/// `new T(args...)` on core `core`; waits (serving invocations) for the
+/// global pointer. Constructor arguments travel in a message like any
+/// invocation argument.
+template <class T, class... A>
+global_ptr<T> new_on(core_id core, A&&... args) {
+    static_assert(std::is_constructible_v<T, std::decay_t<A>&...>,
+                  "taco::new_on: T cannot be constructed from these arguments");
+    return sync(core, &detail::construct_here<T, std::decay_t<A>...>, std::forward<A>(args)...);
+}
+
+/// `delete` the object on its core; waits until it is gone.
+template <class T>
+void delete_on(global_ptr<T> p) {
+    if (p) sync(p.core(), &detail::delete_here<T>, p);
+}
+
+} // namespace taco
