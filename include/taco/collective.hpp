@@ -36,13 +36,10 @@ namespace taco {
 
 namespace detail {
 
-/// Stand-in result of methods returning void (at_each with completion).
-struct unit {};
+/// Merges the "unit" results of at_each with completion.
 struct unit_combiner {
     unit operator()(unit, unit) const noexcept { return {}; }
 };
-template <class R>
-using reduce_value_t = std::conditional_t<std::is_void_v<R>, unit, R>;
 
 /// A result (value != nullptr) or an error for slot `index` of a helper.
 template <class R>
@@ -190,56 +187,29 @@ struct collective_ops {
     template <class Call>
     static void at_each(node& n, Call call) {
         for (auto c : n.children) async(c, &collective_ops::at_each<Call>, call);
-        try {
-            call.template apply<T>(n.member);
-        } catch (const stopped_error&) {
-            throw;
-        } catch (...) {
-            no_continuation{}.fail(error_info::current(this_core()));
-        }
+        auto o = apply_captured<T, true>(call, n.member);
+        if (!o.value) no_continuation{}.fail(o.error);
     }
 
     /// Discard: results are not merged (at_each with completion), only counted.
     template <class Call, class Comb, class Sink, bool Discard = false>
     static void reduce(node& n, Call call, Comb comb, Sink sink) {
-        using R0 = std::conditional_t<Discard, void, typename Call::template result_type<T>>;
-        using R = reduce_value_t<R0>;
+        using R = value_or_unit<std::conditional_t<Discard, void, typename Call::template result_type<T>>>;
         using helper = reduce_helper<R, Comb, Sink>;
         helper* h = helper_pool<helper>::acquire();
         h->init(std::uint32_t(n.children.size() + 1), comb, sink);
         for (std::uint32_t i = 0; i < n.children.size(); ++i)
             async(n.children[i], &collective_ops::reduce<Call, Comb, helper_link<R>, Discard>, call, comb,
                   h->link(i + 1));
-        std::optional<R> mine;
-        error_info err;
-        try {
-            if constexpr (std::is_void_v<R0>) {
-                call.template apply<T>(n.member);
-                mine.emplace();
-            } else {
-                mine.emplace(call.template apply<T>(n.member));
-            }
-        } catch (const stopped_error&) {
-            throw;
-        } catch (...) {
-            err = error_info::current(this_core());
-        }
-        if (mine) helper::entry(h, 0, &*mine, nullptr); else helper::entry(h, 0, nullptr, &err);
+        auto o = apply_captured<T, Discard>(call, n.member);
+        helper::entry(h, 0, o.value ? &*o.value : nullptr, &o.error);
     }
 
     template <class Call, class Sink>
     static void gather(node& n, Call call, Sink sink) {
         for (auto c : n.children) async(c, &collective_ops::gather<Call, Sink>, call, sink);
-        std::optional<typename Call::template result_type<T>> mine;
-        error_info err;
-        try {
-            mine.emplace(call.template apply<T>(n.member));
-        } catch (const stopped_error&) {
-            throw;
-        } catch (...) {
-            err = error_info::current(this_core());
-        }
-        if (mine) sink.deliver_at(n.rank, *mine); else sink.fail_at(n.rank, err);
+        auto o = apply_captured<T>(call, n.member);
+        if (o.value) sink.deliver_at(n.rank, *o.value); else sink.fail_at(n.rank, o.error);
     }
 };
 

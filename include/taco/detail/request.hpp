@@ -30,6 +30,40 @@ struct object_ref<void> {
     void* get() const noexcept { return nullptr; }
 };
 
+/// Stand-in result of methods returning void.
+struct unit {};
+template <class R>
+using value_or_unit = std::conditional_t<std::is_void_v<R>, unit, R>;
+
+/// What applying an invocation gave: a value, or the exception it threw.
+template <class R>
+struct outcome {
+    std::optional<value_or_unit<R>> value;
+    error_info error; // meaningful when !value
+};
+
+/// Apply `call` on `object` and capture the result or the exception. A
+/// stopped_error passes through: it unwinds to the core's loop, which is
+/// leaving. Discard: ignore the result (collectives that only count).
+template <class T, bool Discard = false, class Call>
+auto apply_captured(Call& call, T* object) {
+    using R = std::conditional_t<Discard, void, typename Call::template result_type<T>>;
+    outcome<R> o;
+    try {
+        if constexpr (std::is_void_v<R>) {
+            call.template apply<T>(object);
+            o.value.emplace();
+        } else {
+            o.value.emplace(call.template apply<T>(object));
+        }
+    } catch (const stopped_error&) {
+        throw;
+    } catch (...) {
+        o.error = error_info::current(this_core());
+    }
+    return o;
+}
+
 template <class T, class Call, class Cont>
 struct request {
     [[no_unique_address]] object_ref<T> target;
@@ -37,36 +71,14 @@ struct request {
     [[no_unique_address]] Cont cont; // no_continuation takes no space
 
     void operator()() {
-        using R = typename Call::template result_type<T>;
-        if constexpr (std::is_same_v<Cont, no_continuation>) {
-            try {
-                call.template apply<T>(target.get());
-            } catch (const stopped_error&) {
-                throw; // unwinds to the core's loop, which is leaving
-            } catch (...) {
-                cont.fail(error_info::current(this_core()));
-            }
-        } else if constexpr (std::is_void_v<R>) {
-            bool ok = true;
-            error_info err;
-            try {
-                call.template apply<T>(target.get());
-            } catch (...) {
-                ok = false;
-                err = error_info::current(this_core());
-            }
-            // Deliver outside the try: an error while delivering is not the method's error.
-            if (ok) cont.deliver(); else cont.fail(err);
-        } else {
-            std::optional<R> result;
-            error_info err;
-            try {
-                result.emplace(call.template apply<T>(target.get()));
-            } catch (...) {
-                err = error_info::current(this_core());
-            }
-            if (result) cont.deliver(*result); else cont.fail(err);
-        }
+        auto o = apply_captured<T>(call, target.get());
+        // Deliver outside the capture: an error while delivering is not the method's error.
+        if (!o.value)
+            cont.fail(o.error);
+        else if constexpr (std::is_void_v<typename Call::template result_type<T>>)
+            cont.deliver();
+        else
+            cont.deliver(*o.value);
     }
 };
 
