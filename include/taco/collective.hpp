@@ -257,9 +257,11 @@ void reduce(group<T> g, const bound_call<F, A...>& call, Comb comb, C&& cont) {
     static_assert(!std::is_void_v<R>, "taco::reduce: the method returns void; use at_each with a completion");
     detail::check_invocation_argument<R>();
     detail::check_combiner<Comb, R>();
-    auto c = detail::make_continuation<R>(cont);
-    using sink = detail::final_sink<decltype(c), false>;
-    async(g.root, &detail::collective_ops<T>::template reduce<Call, Comb, sink>, call, comb, sink{c});
+    if constexpr (combiner<Comb, R>) { // only our static_assert when it is not: no cascade of errors
+        auto c = detail::make_continuation<R>(cont);
+        using sink = detail::final_sink<decltype(c), false>;
+        async(g.root, &detail::collective_ops<T>::template reduce<Call, Comb, sink>, call, comb, sink{c});
+    }
 }
 
 /// Gather: `cont` (made by taco::then(obj, &U::put)) receives put(rank, value)
