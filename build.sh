@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One entry point for set-up, building and running. On a fresh Debian machine
-# it installs what is missing (compiler, CMake, Ninja, Catch2, Google Benchmark).
+# it installs what is missing (compiler, CMake, Ninja, Catch2, Google Benchmark,
+# Boost.Intrusive and Boost.Context).
 #
 #   ./build.sh demo [demo args]   build and run the demo (default: 4 cores)
 #   ./build.sh test               build and run all tests (ctest)
@@ -21,7 +22,7 @@ need_packages() {
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
-base_packages=(g++ cmake ninja-build catch2 libbenchmark-dev)
+base_packages=(g++ cmake ninja-build catch2 libbenchmark-dev libboost-dev libboost-context-dev)
 
 configure() { # dir, extra cmake args...
   local dir=$1; shift

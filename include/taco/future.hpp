@@ -11,6 +11,7 @@
 #include <taco/core_id.hpp>
 #include <taco/remote_error.hpp>
 #include <taco/runtime.hpp>
+#include <taco/task.hpp>
 #include <taco/this_core.hpp>
 
 namespace taco {
@@ -49,7 +50,11 @@ public:
     future& operator=(const future&) = delete;
     ~future() {
         // Never throws: on a stopping core the result will not come anyway.
-        if (armed_ && !ready_) detail::current_runtime<R>().wait_until_or_stopped([this] { return ready_; });
+        if (armed_ && !ready_) {
+            auto& rt = detail::current_runtime<R>();
+            if (task* t = rt.current_task(); t && t->kind() == task_kind::coroutine) block_in(*t);
+            else rt.wait_until_or_stopped([this] { return ready_; });
+        }
     }
 
     /// Used by taco::call: start the invocation on this very object (C++17
@@ -63,9 +68,15 @@ public:
     /// True once the result has come and it is an exception.
     bool failed() const noexcept { return ready_ && error_.has_value(); }
 
-    /// Serve invocations on this core until the result has come.
+    /// Wait until the result has come. A coroutine suspends (its core runs
+    /// other tasks and invocations meanwhile); main and invocations run
+    /// straight from the channel keep serving invocations (nested); an
+    /// activity or protothread cannot wait: taco::blocking_error.
     void wait() {
-        if (!ready_) detail::current_runtime<R>().wait_until([this] { return ready_; });
+        if (ready_) return;
+        auto& rt = detail::current_runtime<R>();
+        if (task* t = rt.current_task()) block_in(*t);
+        else rt.wait_until([this] { return ready_; });
     }
 
     /// Wait, then return the result or throw taco::remote_error. Once only.
@@ -85,15 +96,30 @@ public:
     template <class... V>
     void set_value(V&&... v) {
         value_.set(std::forward<V>(v)...);
-        ready_ = true;
+        became_ready();
     }
     void set_error(const error_info& e) {
         error_.emplace(e.view());
         error_origin_ = e.origin;
-        ready_ = true;
+        became_ready();
     }
 
 private:
+    void became_ready() {
+        ready_ = true;
+        if (task* w = std::exchange(waiter_, nullptr)) detail::current_runtime<R>().schedule(*w);
+    }
+    void block_in(task& t) {
+        if (t.kind() != task_kind::coroutine) t.block(); // throws: only coroutines keep a stack to block on
+        if (waiter_ && waiter_ != &t)
+            throw blocking_error("taco: two tasks wait on one future; give each its own");
+        while (!ready_) {
+            waiter_ = &t;
+            t.block(); // resumed by became_ready() (or throws for tasks that cannot block)
+        }
+    }
+
+    task* waiter_ = nullptr;
     detail::future_value<R> value_;
     std::optional<std::string> error_;
     core_id error_origin_ = no_core;

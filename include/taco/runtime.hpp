@@ -21,6 +21,8 @@
 
 #include <taco/core_id.hpp>
 #include <taco/platform.hpp>
+#include <taco/schedulers/any.hpp>
+#include <taco/task.hpp>
 #include <taco/remote_error.hpp>
 #include <taco/this_core.hpp>
 
@@ -31,6 +33,12 @@ struct core_stats {
     std::uint64_t sent = 0;      ///< messages handed to the platform
     std::uint64_t received = 0;  ///< messages run by this core
     std::uint64_t deferred = 0;  ///< sends that found the channel full and were queued locally
+};
+
+/// Options of a run that belong to TACO, not to the platform.
+struct run_options {
+    /// Scheduling policy of every core's tasks.
+    policy scheduling = policy::fifo;
 };
 
 /// Thrown out of a wait (future::get, sync, wait_until) on a core that has
@@ -97,7 +105,8 @@ class core_runtime {
 public:
     using endpoint = typename P::endpoint;
 
-    explicit core_runtime(endpoint& ep) : ep_(ep), pending_(ep.core_count()) {
+    explicit core_runtime(endpoint& ep, const run_options& opt = {})
+        : ep_(ep), pending_(ep.core_count()), sched_(opt.scheduling) {
         tls_runtime<P> = this;
         tls_core = ep.id();
         tls_core_count = ep.core_count();
@@ -136,14 +145,30 @@ public:
         defer<Msg>(dest, std::forward<Args>(args)...);
     }
 
-    /// One round of work: flush locally queued sends, then run received
-    /// messages. Returns how many messages were moved or run.
+    /// One round of work: flush locally queued sends, run received messages
+    /// (in order per source), then run one ready task. Messages go first:
+    /// invocations are short and may make tasks ready. Returns how many
+    /// messages and tasks were moved or run.
     std::size_t progress() {
         std::size_t n = pending_dests_.empty() ? 0 : flush();
         std::size_t r = ep_.poll(&dispatch);
         stats_.received += r;
+        if (task* t = sched_.pop()) {
+            run_task(*t);
+            ++n;
+        }
         return n + r;
     }
+
+    /// Make `t` ready: it runs when the scheduler picks it. Never allocates.
+    void schedule(task& t) {
+        t.arrival = arrivals_++;
+        sched_.push(t);
+    }
+    /// The task running on this core (nullptr: main, or an invocation run
+    /// straight from the channel).
+    task* current_task() const noexcept { return current_; }
+    std::size_t ready_tasks() const noexcept { return sched_.size(); }
 
     /// Serve invocations until pred() holds: a core waiting for a result keeps
     /// running its incoming invocations, so two cores that sync-call each
@@ -248,6 +273,13 @@ private:
         return before - pending_total_;
     }
 
+    void run_task(task& t) {
+        task* const outer = current_;
+        current_ = &t;
+        t.run(); // may free t: do not touch it afterwards
+        current_ = outer;
+    }
+
     void idle() {
         // With sends waiting for room, nobody would wake us: never sleep then.
         if (pending_dests_.empty())
@@ -260,6 +292,9 @@ private:
     std::vector<std::unique_ptr<std::deque<buffer>>> pending_;
     std::vector<core_id> pending_dests_;
     std::size_t pending_total_ = 0;
+    schedulers::any sched_;
+    std::uint64_t arrivals_ = 0;
+    task* current_ = nullptr;
     core_stats stats_;
     static constexpr int max_backpressure_depth = 4;
     int backpressure_depth_ = 0;
@@ -315,19 +350,20 @@ void wait_until(Pred&& pred) {
 /// returns is abandoned, as when a normal program returns from main: wait for
 /// the futures you need first.
 template <class Config, class Main>
-void run(const Config& config, Main&& main) {
+void run(const Config& config, Main&& main, const run_options& options = {}) {
     using P = detail::bound_platform<Main>;
     static_assert(std::is_same_v<Config, typename P::config>,
                   "taco::run: pass the configuration type of the bound platform");
     struct context {
         std::remove_reference_t<Main>* main;
+        const run_options* options;
         std::exception_ptr error;
-    } ctx{&main, nullptr};
+    } ctx{&main, &options, nullptr};
     P::launch(
         config,
         +[](typename P::endpoint& ep, void* arg) {
             auto& c = *static_cast<context*>(arg);
-            detail::core_runtime<P> rt(ep);
+            detail::core_runtime<P> rt(ep, *c.options);
             if (ep.id() != 0) {
                 rt.run_until_stopped();
                 return;

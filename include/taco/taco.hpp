@@ -1,11 +1,13 @@
 #pragma once
 // TACO: cross-core invocations in a partitioned global address space.
 // Include a platform header (e.g. <tacomesh/posix.hpp>) to bind the platform.
+#include <taco/activity.hpp>
 #include <taco/async.hpp>
 #include <taco/collective.hpp>
 #include <taco/combiner.hpp>
 #include <taco/config.hpp>
 #include <taco/continuation.hpp>
+#include <taco/coroutine.hpp>
 #include <taco/core_id.hpp>
 #include <taco/future.hpp>
 #include <taco/global_ptr.hpp>
@@ -15,5 +17,7 @@
 #include <taco/platform.hpp>
 #include <taco/remote_error.hpp>
 #include <taco/runtime.hpp>
+#include <taco/scheduler.hpp>
+#include <taco/task.hpp>
 #include <taco/this_core.hpp>
 #include <taco/topology.hpp>

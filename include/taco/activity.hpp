@@ -1,0 +1,62 @@
+#pragma once
+// Activities (CCI paper, section IV.A): tasks that run to completion on the
+// core's stack. They cannot wait (future::get throws taco::blocking_error);
+// results flow on through continuations.
+#include <type_traits>
+#include <utility>
+
+#include <taco/future.hpp>
+#include <taco/runtime.hpp>
+#include <taco/task.hpp>
+#include <taco/detail/request.hpp>
+
+namespace taco {
+
+namespace detail {
+
+/// Run fn and hand its value or exception to a future on this core.
+template <class F, class R>
+void deliver_outcome(F& fn, future<R>* result) {
+    try {
+        if constexpr (std::is_void_v<R>) {
+            fn();
+            result->set_value();
+        } else {
+            result->set_value(fn());
+        }
+    } catch (const stopped_error&) {
+        throw;
+    } catch (...) {
+        result->set_error(error_info::current(this_core()));
+    }
+}
+
+template <class F, class R>
+class activity_task final : public task {
+public:
+    activity_task(F fn, future<R>* result, schedule s) : task(task_kind::activity, s), fn_(std::move(fn)), result_(result) {}
+
+    void run() override {
+        deliver_outcome(fn_, result_);
+        delete this;
+    }
+
+private:
+    F fn_;
+    future<R>* result_;
+};
+
+} // namespace detail
+
+/// Run `fn` as an activity on this core, when the scheduler picks it; the
+/// future gets its result (or exception).
+template <class F>
+auto spawn_activity(F fn, schedule s = {}) {
+    using R = std::invoke_result_t<F&>;
+    return future<R>(detail::start_tag{}, [&](future<R>& f) {
+        f.arm();
+        detail::current_runtime<F>().schedule(*new detail::activity_task<F, R>(std::move(fn), &f, s));
+    });
+}
+
+} // namespace taco

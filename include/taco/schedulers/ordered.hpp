@@ -1,0 +1,35 @@
+#pragma once
+// Shared shape of the priority and EDF schedulers: an intrusive red-black
+// tree ordered by a key, ties broken by arrival (first come, first served).
+#include <boost/intrusive/set.hpp>
+
+#include <taco/scheduler.hpp>
+
+namespace taco::schedulers::detail {
+
+template <class Before>
+class ordered {
+public:
+    void push(task& t) { q_.insert(t); }
+    task* pop() {
+        if (q_.empty()) return nullptr;
+        task& t = *q_.begin();
+        q_.erase(q_.begin());
+        return &t;
+    }
+    bool empty() const { return q_.empty(); }
+    std::size_t size() const { return q_.size(); }
+
+private:
+    struct compare {
+        bool operator()(const task& a, const task& b) const {
+            if (Before{}(a, b)) return true;
+            if (Before{}(b, a)) return false;
+            return a.arrival < b.arrival;
+        }
+    };
+    using hook = boost::intrusive::member_hook<task, boost::intrusive::set_member_hook<>, &task::ordered_hook>;
+    boost::intrusive::multiset<task, hook, boost::intrusive::compare<compare>, boost::intrusive::constant_time_size<true>> q_;
+};
+
+} // namespace taco::schedulers::detail

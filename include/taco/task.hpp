@@ -1,0 +1,75 @@
+#pragma once
+// The one task interface (CCI paper, section IV.B): a run() method plus
+// scheduling data. Activities, protothreads and coroutines all implement it;
+// schedulers see only this. The hooks are intrusive (Boost.Intrusive), so
+// enqueueing a task never allocates.
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+
+#include <boost/intrusive/list_hook.hpp>
+#include <boost/intrusive/set_hook.hpp>
+
+namespace taco {
+
+using task_clock = std::chrono::steady_clock;
+
+/// How a task (or an invocation that becomes one) is to be scheduled.
+struct schedule {
+    /// Fixed priority: higher runs first (priority scheduler).
+    int priority = 0;
+    /// Absolute deadline: earlier runs first (EDF scheduler).
+    task_clock::time_point deadline = task_clock::time_point::max();
+
+    static schedule with_priority(int p) noexcept { return {p, task_clock::time_point::max()}; }
+    static schedule within(task_clock::duration d) noexcept { return {0, task_clock::now() + d}; }
+};
+
+enum class task_kind : std::uint8_t { activity, protothread, coroutine };
+
+class task {
+public:
+    /// Run until the task finishes or suspends itself. A finished task may
+    /// free itself inside run(): the scheduler never touches it afterwards.
+    virtual void run() = 0;
+
+    task_kind kind() const noexcept { return kind_; }
+
+    /// Block the running task until something schedules it again (a future
+    /// it waits on). Only coroutines have a stack to keep while blocked;
+    /// the others report the misuse clearly instead of deadlocking.
+    virtual void block();
+
+    schedule sched;
+    std::uint64_t arrival = 0; // set when enqueued: first come, first served among equals
+
+    // One hook per container shape; a task is in at most one scheduler.
+    boost::intrusive::list_member_hook<> fifo_hook;
+    boost::intrusive::set_member_hook<> ordered_hook;
+
+protected:
+    explicit task(task_kind k, schedule s = {}) noexcept : sched(s), kind_(k) {}
+    task(const task&) = delete;
+    task& operator=(const task&) = delete;
+    ~task() = default;
+
+private:
+    task_kind kind_;
+};
+
+/// A task blocked where blocking is impossible (an activity or protothread
+/// calling future::get / sync).
+class blocking_error : public std::logic_error {
+public:
+    using std::logic_error::logic_error;
+};
+
+inline void task::block() {
+    throw blocking_error(kind_ == task_kind::activity
+                             ? "taco: an activity cannot wait (it runs to completion without a stack of its own): "
+                               "pass a continuation, or spawn a coroutine"
+                             : "taco: a protothread waits with TACO_PT_AWAIT(future), not with future::get() or sync()");
+}
+
+} // namespace taco

@@ -1,0 +1,255 @@
+// Tasks and schedulers: policy order under random arrival, activities,
+// coroutines blocking on futures from other cores, thousands of coroutines
+// on one core, exceptions, misuse, oversubscription.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace {
+
+struct probe_task final : taco::task {
+    int id;
+    explicit probe_task(int i, taco::schedule s) : task(taco::task_kind::activity, s), id(i) {}
+    void run() override {}
+};
+
+template <class S>
+std::vector<int> drain(S& s) {
+    std::vector<int> order;
+    while (taco::task* t = s.pop()) order.push_back(static_cast<probe_task*>(t)->id);
+    return order;
+}
+
+} // namespace
+
+TEST_CASE("schedulers: FIFO, priority and EDF order under random arrival", "[tasks]") {
+    std::mt19937 rng(42);
+    const auto now = taco::task_clock::now();
+    std::vector<std::unique_ptr<probe_task>> tasks;
+    for (int i = 0; i < 500; ++i) {
+        taco::schedule s{int(rng() % 5), now + std::chrono::microseconds(rng() % 50)};
+        tasks.push_back(std::make_unique<probe_task>(i, s));
+    }
+    auto feed = [&](auto& sched) {
+        std::vector<int> arrival(tasks.size());
+        for (std::size_t k = 0; k < tasks.size(); ++k) arrival[k] = int(k);
+        std::shuffle(arrival.begin(), arrival.end(), rng);
+        std::uint64_t seq = 0;
+        for (int i : arrival) {
+            tasks[i]->arrival = seq++;
+            sched.push(*tasks[i]);
+        }
+        REQUIRE(sched.size() == tasks.size());
+        return arrival;
+    };
+    SECTION("fifo") {
+        taco::schedulers::fifo s;
+        auto arrival = feed(s);
+        REQUIRE(drain(s) == arrival);
+    }
+    SECTION("priority: highest first, first come first served among equals") {
+        taco::schedulers::priority s;
+        feed(s);
+        auto order = drain(s);
+        REQUIRE(order.size() == tasks.size());
+        for (std::size_t k = 1; k < order.size(); ++k) {
+            const auto& a = *tasks[order[k - 1]];
+            const auto& b = *tasks[order[k]];
+            REQUIRE(a.sched.priority >= b.sched.priority);
+            if (a.sched.priority == b.sched.priority) REQUIRE(a.arrival < b.arrival);
+        }
+    }
+    SECTION("edf: earliest deadline first, first come first served among equals") {
+        taco::schedulers::edf s;
+        feed(s);
+        auto order = drain(s);
+        REQUIRE(order.size() == tasks.size());
+        for (std::size_t k = 1; k < order.size(); ++k) {
+            const auto& a = *tasks[order[k - 1]];
+            const auto& b = *tasks[order[k]];
+            REQUIRE(a.sched.deadline <= b.sched.deadline);
+            if (a.sched.deadline == b.sched.deadline) REQUIRE(a.arrival < b.arrival);
+        }
+    }
+    SECTION("any: the run-time choice behaves like the policy") {
+        taco::schedulers::any s(taco::policy::priority);
+        feed(s);
+        auto order = drain(s);
+        REQUIRE(tasks[order.front()]->sched.priority == 4);
+        REQUIRE(tasks[order.back()]->sched.priority == 0);
+    }
+}
+
+TEST_CASE("tasks run in policy order on a core (priority and EDF)", "[tasks]") {
+    for (auto pol : {taco::policy::priority, taco::policy::edf}) {
+        std::vector<int> ran; // priorities (or deadline ranks) in execution order
+        std::vector<int> keys;
+        taco::run(
+            tacomesh::posix::config{.cores = 1},
+            [&] {
+                std::mt19937 rng(7);
+                std::vector<std::unique_ptr<taco::future<void>>> done;
+                const auto base = taco::task_clock::now() + std::chrono::hours(1);
+                for (int i = 0; i < 200; ++i) {
+                    const int key = int(rng() % 10);
+                    keys.push_back(key);
+                    taco::schedule s = pol == taco::policy::priority
+                                           ? taco::schedule::with_priority(key)
+                                           : taco::schedule{0, base + std::chrono::milliseconds(key)};
+                    // futures are not movable (their continuation holds the address): construct in place
+                    done.emplace_back(new taco::future<void>(taco::spawn_activity([&ran, key] { ran.push_back(key); }, s)));
+                }
+                // Nothing has run yet: tasks run only when this core waits.
+                REQUIRE(ran.empty());
+                for (auto& f : done) f->get();
+            },
+            taco::run_options{.scheduling = pol});
+        REQUIRE(ran.size() == 200);
+        if (pol == taco::policy::priority) REQUIRE(std::is_sorted(ran.rbegin(), ran.rend()));
+        else REQUIRE(std::is_sorted(ran.begin(), ran.end()));
+    }
+}
+
+namespace {
+struct store {
+    long value = 0;
+    long get() const { return value; }
+    void set(long v) { value = v; }
+    long fail() const { throw std::runtime_error("store failed"); }
+};
+long nested_fetch(taco::global_ptr<store> s, int depth) {
+    // blocks inside nested calls: only a coroutine can do this without nesting the loop
+    return depth == 0 ? taco::sync(s, &store::get) : nested_fetch(s, depth - 1) + 1;
+}
+} // namespace
+
+TEST_CASE("coroutines block on futures assigned by other cores, inside nested calls", "[tasks][coroutine]") {
+    long got = 0, nested = 0;
+    taco::run(tacomesh::posix::config{.cores = 3}, [&] {
+        auto s = taco::new_on<store>(2);
+        taco::sync(s, &store::set, 40L);
+        auto a = taco::spawn_coroutine([s] { return taco::sync(s, &store::get) + 2; });
+        auto b = taco::spawn_coroutine([s] { return nested_fetch(s, 10); });
+        got = a.get();
+        nested = b.get();
+        taco::delete_on(s);
+    });
+    REQUIRE(got == 42);
+    REQUIRE(nested == 50);
+}
+
+TEST_CASE("a blocked coroutine leaves its core serving invocations and other tasks", "[tasks][coroutine]") {
+    long seen = 0, served = 0;
+    taco::run(tacomesh::posix::config{.cores = 2}, [&] {
+        auto gate = taco::new_on<store>(1);
+        // On core 1: a coroutine that waits until core 0 opens the gate
+        // (a future that only core 0's later call assigns).
+        auto waiter = taco::call(1, taco::m2f(+[](taco::global_ptr<store> g) {
+            auto f = taco::spawn_coroutine([g] {
+                long v = 0;
+                while ((v = taco::sync(g, &store::get)) == 0) {
+                    // yield by waiting on a round trip through core 0
+                    taco::sync(0, +[] {});
+                }
+                return v;
+            });
+            return f.get(); // this invocation nests; the coroutine suspends in sync
+        }, gate));
+        served = taco::sync(1, +[] { return 7L; }); // core 1 still answers
+        taco::sync(gate, &store::set, 5L);
+        seen = waiter.get();
+        taco::delete_on(gate);
+    });
+    REQUIRE(served == 7);
+    REQUIRE(seen == 5);
+}
+
+TEST_CASE("thousands of coroutines alive at once on one core", "[tasks][coroutine]") {
+    const int n = int(test::scaled(5000));
+    long sum = 0, max_alive = 0;
+    taco::run(tacomesh::posix::config{.cores = 2}, [&] {
+        auto s = taco::new_on<store>(1);
+        taco::sync(s, &store::set, 1L);
+        long alive = 0;
+        std::vector<std::unique_ptr<taco::future<long>>> fs;
+        for (int i = 0; i < n; ++i)
+            fs.emplace_back(new taco::future<long>(taco::spawn_coroutine([&, s, i] {
+                ++alive;
+                max_alive = std::max(max_alive, alive);
+                taco::future<long> gate;
+                taco::async(s, taco::m2f(&store::get), gate);
+                // all n start before any result is back: each suspends here
+                long v = gate.get() * i;
+                --alive;
+                return v;
+            })));
+        for (auto& f : fs) sum += f->get();
+        taco::delete_on(s);
+    });
+    REQUIRE(sum == long(n) * (n - 1) / 2);
+    REQUIRE(max_alive > n / 2); // most were suspended at the same time
+}
+
+TEST_CASE("exceptions inside coroutines reach the caller", "[tasks][coroutine][errors]") {
+    std::string local, remote;
+    taco::run(tacomesh::posix::config{.cores = 2}, [&] {
+        auto s = taco::new_on<store>(1);
+        auto a = taco::spawn_coroutine([]() -> long { throw std::invalid_argument("bad coroutine input"); });
+        auto b = taco::spawn_coroutine([s] { return taco::sync(s, &store::fail); });
+        try {
+            a.get();
+        } catch (const taco::remote_error& e) {
+            local = e.text();
+        }
+        try {
+            b.get();
+        } catch (const taco::remote_error& e) {
+            remote = e.text();
+        }
+        taco::delete_on(s);
+    });
+    REQUIRE(local == "bad coroutine input");
+    REQUIRE(remote.find("store failed") != std::string::npos);
+}
+
+TEST_CASE("an activity that waits gets a clear error instead of a deadlock", "[tasks][errors]") {
+    std::string text;
+    taco::run(tacomesh::posix::config{.cores = 2}, [&] {
+        auto f = taco::spawn_activity([] { return taco::sync(1, +[] { return 1L; }); });
+        try {
+            f.get();
+        } catch (const taco::remote_error& e) {
+            text = e.text();
+        }
+    });
+    REQUIRE(text.find("an activity cannot wait") != std::string::npos);
+}
+
+TEST_CASE("coroutines on 8 cores on 2 CPUs sync-calling each other", "[tasks][coroutine]") {
+    constexpr taco::core_id n = 8;
+    const long per_core = test::scaled(50);
+    long total = 0;
+    taco::run(tacomesh::posix::config{.cores = n}, [&] {
+        std::vector<taco::future<long>> results(n);
+        for (taco::core_id c = 0; c < n; ++c)
+            taco::async(c, taco::m2f(+[](long k) {
+                std::vector<std::unique_ptr<taco::future<long>>> fs;
+                for (long i = 0; i < k; ++i)
+                    fs.emplace_back(new taco::future<long>(taco::spawn_coroutine([i] {
+                        const taco::core_id other = taco::core_id((taco::this_core() + 1 + i) % taco::core_count());
+                        return taco::sync(other, +[] { return long(taco::this_core()); }) >= 0 ? 1L : 0L;
+                    })));
+                long sum = 0;
+                for (auto& f : fs) sum += f->get();
+                return sum;
+            }, per_core), results[c]);
+        for (auto& r : results) total += r.get();
+    });
+    REQUIRE(total == long(n) * per_core);
+}
