@@ -253,3 +253,121 @@ TEST_CASE("coroutines on 8 cores on 2 CPUs sync-calling each other", "[tasks][co
     });
     REQUIRE(total == long(n) * per_core);
 }
+
+namespace {
+// Adds the values of three remote reads, waiting on each with TACO_PT_AWAIT.
+struct summing_protothread final : taco::protothread {
+    taco::global_ptr<store> a, b;
+    taco::future<long> f;
+    long sum = 0;
+    int i = 0; // a "local" that survives suspension: it is a member
+    bool step() override {
+        TACO_PT_BEGIN();
+        for (i = 0; i < 3; ++i) {
+            taco::async(i % 2 ? b : a, taco::m2f(&store::get), f);
+            TACO_PT_AWAIT(f);
+            sum += f.get();
+        }
+        TACO_PT_END();
+    }
+};
+struct misused_protothread final : taco::protothread {
+    taco::global_ptr<store> a;
+    bool step() override {
+        TACO_PT_BEGIN();
+        (void)taco::sync(a, &store::get); // blocking where it cannot
+        TACO_PT_END();
+    }
+};
+} // namespace
+
+TEST_CASE("protothreads wait on futures assigned by other cores", "[tasks][protothread]") {
+    long sum = 0;
+    std::string misuse;
+    taco::run(tacomesh::posix::config{.cores = 3}, [&] {
+        auto a = taco::new_on<store>(1), b = taco::new_on<store>(2);
+        taco::sync(a, &store::set, 10L);
+        taco::sync(b, &store::set, 5L);
+        summing_protothread p;
+        p.a = a, p.b = b;
+        taco::start(p);
+        taco::wait_until([&] { return p.finished(); });
+        p.rethrow_if_failed();
+        sum = p.sum;
+        misused_protothread m;
+        m.a = a;
+        taco::start(m);
+        taco::wait_until([&] { return m.finished(); });
+        try {
+            m.rethrow_if_failed();
+        } catch (const taco::blocking_error& e) {
+            misuse = e.what();
+        }
+        taco::delete_on(a);
+        taco::delete_on(b);
+    });
+    REQUIRE(sum == 25);
+    REQUIRE(misuse.find("TACO_PT_AWAIT") != std::string::npos);
+}
+
+namespace {
+struct recorder {
+    std::vector<int> order;
+    void add(int v) {
+        test::spin_for(100'000); // tasks take a while: later arrivals can overtake
+        order.push_back(v);
+    }
+    std::size_t size() const { return order.size(); }
+    int position_of(int v) const {
+        return int(std::find(order.begin(), order.end(), v) - order.begin());
+    }
+    long relay(taco::global_ptr<store> s) const { // blocks; reports whether it ran as a coroutine
+        taco::task* t = taco::current_task();
+        return taco::sync(s, &store::get) * 2 + (t && t->kind() == taco::task_kind::coroutine ? 1000 : 0);
+    }
+};
+} // namespace
+
+TEST_CASE("invocations carrying a priority or deadline become tasks that overtake queued work", "[tasks]") {
+    for (auto pol : {taco::policy::priority, taco::policy::edf}) {
+        int position = -1;
+        taco::run(
+            tacomesh::posix::config{.cores = 2},
+            [&] {
+                auto r = taco::new_on<recorder>(1);
+                // queue 50 unimportant tasks on core 1 at once
+                taco::sync(r.core(), +[](taco::global_ptr<recorder> rec) {
+                    for (int i = 0; i < 50; ++i)
+                        taco::async(rec, taco::m2f(&recorder::add, i),
+                                    taco::as_activity({-1, taco::task_clock::now() + std::chrono::hours(1)}));
+                }, r);
+                // then one that matters
+                taco::async(r, taco::m2f(&recorder::add, 1000),
+                            taco::as_activity({5, taco::task_clock::now() + std::chrono::milliseconds(1)}));
+                while (taco::sync(r, &recorder::size) < 51) {}
+                position = taco::sync(r, &recorder::position_of, 1000);
+                taco::delete_on(r);
+            },
+            taco::run_options{.scheduling = pol});
+        INFO("policy " << int(pol));
+        REQUIRE(position >= 0);
+        REQUIRE(position < 10); // it overtook most of the 50 queued before it
+    }
+}
+
+TEST_CASE("an invocation run as a coroutine may block, and its core keeps serving", "[tasks][coroutine]") {
+    long relayed = 0, meanwhile = 0;
+    taco::run(tacomesh::posix::config{.cores = 3}, [&] {
+        auto r = taco::new_on<recorder>(1);
+        auto s = taco::new_on<store>(2);
+        taco::sync(s, &store::set, 21L);
+        taco::future<long> f;
+        taco::async(r, taco::m2f(&recorder::relay, s), f, taco::as_coroutine());
+        meanwhile = taco::sync(1, +[] { return 1L; });
+        relayed = f.get();
+        taco::delete_on(r);
+        taco::delete_on(s);
+    });
+    REQUIRE(relayed == 1042);
+    REQUIRE(meanwhile == 1);
+}

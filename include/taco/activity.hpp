@@ -2,6 +2,7 @@
 // Activities (CCI paper, section IV.A): tasks that run to completion on the
 // core's stack. They cannot wait (future::get throws taco::blocking_error);
 // results flow on through continuations.
+#include <memory>
 #include <type_traits>
 #include <utility>
 
@@ -31,19 +32,20 @@ void deliver_outcome(F& fn, future<R>* result) {
     }
 }
 
-template <class F, class R>
+/// An activity running fn() (which reports its own outcome).
+template <class F>
 class activity_task final : public task {
 public:
-    activity_task(F fn, future<R>* result, schedule s) : task(task_kind::activity, s), fn_(std::move(fn)), result_(result) {}
+    activity_task(F fn, schedule s) : task(task_kind::activity, s), fn_(std::move(fn)) {}
 
     void run() override {
-        deliver_outcome(fn_, result_);
-        delete this;
+        // Free ourselves even if fn throws (a stopping core's stopped_error).
+        std::unique_ptr<activity_task> self(this);
+        fn_();
     }
 
 private:
     F fn_;
-    future<R>* result_;
 };
 
 } // namespace detail
@@ -55,7 +57,9 @@ auto spawn_activity(F fn, schedule s = {}) {
     using R = std::invoke_result_t<F&>;
     return future<R>(detail::start_tag{}, [&](future<R>& f) {
         f.arm();
-        detail::current_runtime<F>().schedule(*new detail::activity_task<F, R>(std::move(fn), &f, s));
+        auto* fp = &f;
+        auto body = [fn = std::move(fn), fp]() mutable { detail::deliver_outcome(fn, fp); };
+        detail::current_runtime<F>().schedule(*new detail::activity_task<decltype(body)>(std::move(body), s));
     });
 }
 

@@ -11,10 +11,12 @@
 //
 // Continuations always follow an m2f-bound call, so trailing method arguments
 // and a continuation can never be confused.
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
 #include <taco/continuation.hpp>
+#include <taco/coroutine.hpp>
 #include <taco/future.hpp>
 #include <taco/global_ptr.hpp>
 #include <taco/invocation_argument.hpp>
@@ -54,6 +56,38 @@ void send_request(core_id dest, T* object, const Call& call, const Cont& cont) {
 template <class T, class Call>
 using result_of = typename Call::template result_type<T>;
 
+/// An invocation that becomes a task on arrival (CCI paper, section IV.B:
+/// "simpler invocations can then invoke longer running actions by
+/// enqueueing tasks"). It is taken from the channel in order like any other;
+/// the task then runs when the core's policy picks it.
+template <class Req>
+struct task_request {
+    Req req;
+    task_spec spec;
+    void operator()() {
+        auto body = [r = req]() mutable { r(); };
+        auto& rt = current_runtime<Req>();
+        if (spec.kind == task_kind::coroutine)
+            rt.schedule(*new coroutine_task<decltype(body)>(std::move(body), spec.sched, coroutine_stack_size));
+        else
+            rt.schedule(*new activity_task<decltype(body)>(std::move(body), spec.sched));
+    }
+};
+
+template <class T, class Call, class Cont>
+void send_task_request(core_id dest, T* object, const Call& call, const Cont& cont, task_spec spec) {
+    static_assert(Call::template applies_to<T>,
+                  "taco::async: the bound method/function cannot be called with these arguments "
+                  "(on this object type); check the argument types against its signature");
+    if (spec.kind == task_kind::protothread)
+        throw std::invalid_argument("taco::async: an invocation runs as an activity or a coroutine; "
+                                    "protothreads are started with taco::start");
+    object_ref<T> target{};
+    if constexpr (!std::is_void_v<T>) target.ptr = object;
+    using req = request<T, Call, Cont>;
+    current_runtime<T>().template send<task_request<req>>(dest, req{target, call, cont}, spec);
+}
+
 } // namespace detail
 
 // ---- on objects (remote method invocations) -------------------------------
@@ -70,6 +104,25 @@ template <class T, class F, class... A, continuation C>
 void async(global_ptr<T> target, const bound_call<F, A...>& call, C&& cont) {
     using R = detail::result_of<T, bound_call<F, A...>>;
     detail::send_request(target.core(), target.address(), call, detail::make_continuation<R>(cont));
+}
+
+/// As above, run on arrival as a task (taco::as_activity(schedule) with a
+/// priority or deadline, or taco::as_coroutine() so the method may block).
+template <class T, class F, class... A>
+void async(global_ptr<T> target, const bound_call<F, A...>& call, task_spec spec) {
+    detail::send_task_request(target.core(), target.address(), call, detail::no_continuation{}, spec);
+}
+template <class T, class F, class... A, continuation C>
+void async(global_ptr<T> target, const bound_call<F, A...>& call, C&& cont, task_spec spec) {
+    using R = detail::result_of<T, bound_call<F, A...>>;
+    if constexpr (!std::is_void_v<R>) detail::check_invocation_argument<R>();
+    detail::send_task_request(target.core(), target.address(), call, detail::make_continuation<R>(cont), spec);
+}
+template <class F, class... A, continuation C>
+void async(core_id core, const bound_call<F, A...>& call, C&& cont, task_spec spec) {
+    using R = detail::result_of<void, bound_call<F, A...>>;
+    if constexpr (!std::is_void_v<R>) detail::check_invocation_argument<R>();
+    detail::send_task_request<void>(core, nullptr, call, detail::make_continuation<R>(cont), spec);
 }
 
 /// Fire-and-forget shorthand: async(gp, &T::method, args...); also takes a

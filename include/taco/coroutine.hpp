@@ -190,18 +190,21 @@ private:
 #endif
 };
 
-template <class F, class R>
+/// A coroutine running fn() (which reports its own outcome).
+template <class F>
 class coroutine_task final : public coroutine_base {
 public:
-    coroutine_task(F fn, future<R>* result, schedule s, std::size_t stack)
-        : coroutine_base(s), fn_(std::move(fn)), result_(result) {
-        start(stack);
-    }
+    coroutine_task(F fn, schedule s, std::size_t stack) : coroutine_base(s), fn_(std::move(fn)) { start(stack); }
 
 private:
-    void body() override { deliver_outcome(fn_, result_); }
+    void body() override {
+        try {
+            fn_();
+        } catch (const stopped_error&) {
+            // the core is stopping; nothing may escape a fiber's function
+        }
+    }
     F fn_;
-    future<R>* result_;
 };
 
 } // namespace detail
@@ -214,8 +217,10 @@ auto spawn_coroutine(F fn, schedule s = {}) {
     using R = std::invoke_result_t<F&>;
     return future<R>(detail::start_tag{}, [&](future<R>& f) {
         f.arm();
+        auto* fp = &f;
+        auto body = [fn = std::move(fn), fp]() mutable { detail::deliver_outcome(fn, fp); };
         detail::current_runtime<F>().schedule(
-            *new detail::coroutine_task<F, R>(std::move(fn), &f, s, coroutine_stack_size));
+            *new detail::coroutine_task<decltype(body)>(std::move(body), s, coroutine_stack_size));
     });
 }
 

@@ -86,6 +86,14 @@ public:
         return value_.take();
     }
 
+    /// Schedule `t` on this core when the result has come (protothreads:
+    /// TACO_PT_AWAIT). One task per future.
+    void resume_when_ready(task& t) {
+        if (ready_) return detail::current_runtime<R>().schedule(t);
+        if (waiter_ && waiter_ != &t) throw blocking_error("taco: two tasks wait on one future; give each its own");
+        waiter_ = &t;
+    }
+
     // --- used by continuations, on this future's core ---
     core_id arm() noexcept {
         armed_ = true;

@@ -15,6 +15,7 @@
 #include <taco/m2f.hpp>
 #include <taco/new_on.hpp>
 #include <taco/platform.hpp>
+#include <taco/protothread.hpp>
 #include <taco/remote_error.hpp>
 #include <taco/runtime.hpp>
 #include <taco/scheduler.hpp>

@@ -28,6 +28,17 @@ struct schedule {
 
 enum class task_kind : std::uint8_t { activity, protothread, coroutine };
 
+/// How an invocation runs on arrival when it should not run straight from
+/// the channel: as a task of this kind, scheduled by the core's policy.
+struct task_spec {
+    schedule sched;
+    task_kind kind = task_kind::activity;
+};
+/// Run the invocation as an activity, scheduled by `s` (priority, deadline).
+inline task_spec as_activity(schedule s = {}) noexcept { return {s, task_kind::activity}; }
+/// Run the invocation as a coroutine, so it may block (sync, future::get).
+inline task_spec as_coroutine(schedule s = {}) noexcept { return {s, task_kind::coroutine}; }
+
 class task {
 public:
     /// Run until the task finishes or suspends itself. A finished task may

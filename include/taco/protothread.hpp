@@ -1,0 +1,99 @@
+#pragma once
+// Protothreads (CCI paper, section IV.A; Dunkels et al.): tasks with a
+// fixed-size state and no stack. A protothread suspends by storing where to
+// continue and returning; TACO_PT_AWAIT(f) attaches it to the future f,
+// which schedules it again when assigned. Nothing is allocated: the
+// protothread is the user's object, and its locals are its members.
+//
+//   struct fetch : taco::protothread {
+//       taco::global_ptr<store> s; taco::future<long> f; long value = 0;
+//       bool step() override {
+//           TACO_PT_BEGIN();
+//           taco::async(s, taco::m2f(&store::get), f);
+//           TACO_PT_AWAIT(f);
+//           value = f.get();
+//           TACO_PT_END();
+//       }
+//   };
+//   fetch p; p.s = ...; taco::start(p);  ...  taco::wait_until([&] { return p.finished(); });
+//
+// As with all protothreads, locals of step() do not survive a TACO_PT_AWAIT,
+// and a protothread cannot wait inside nested calls (use a coroutine there).
+#include <cstdint>
+#include <exception>
+
+#include <taco/runtime.hpp>
+#include <taco/task.hpp>
+
+namespace taco {
+
+class protothread : public task {
+public:
+    explicit protothread(schedule s = {}) : task(task_kind::protothread, s) {}
+
+    void run() final {
+        try {
+            if (step()) finished_ = true;
+        } catch (const stopped_error&) {
+            throw;
+        } catch (...) {
+            error_ = std::current_exception(); // e.g. blocking_error: future::get() instead of TACO_PT_AWAIT
+            finished_ = true;
+        }
+    }
+    /// True once step() has reached TACO_PT_END (or thrown).
+    bool finished() const noexcept { return finished_; }
+    /// Rethrow what step() threw, if anything.
+    void rethrow_if_failed() const {
+        if (error_) std::rethrow_exception(error_);
+    }
+
+    /// Where step() continues (a source line; 0: from the start). Used by the macros.
+    std::uint32_t pt_label = 0;
+
+protected:
+    /// One activation: run to the next TACO_PT_AWAIT (return false) or to
+    /// the end (return true). Write it between TACO_PT_BEGIN and TACO_PT_END.
+    virtual bool step() = 0;
+    ~protothread() = default;
+
+private:
+    bool finished_ = false;
+    std::exception_ptr error_;
+};
+
+/// The task running on this core: nullptr in main and in invocations run
+/// straight from the channel.
+template <class Dep = void>
+task* current_task() {
+    return detail::current_runtime<Dep>().current_task();
+}
+
+/// Make a protothread (or any task) ready on this core.
+template <class Dep = void>
+void start(task& t) {
+    detail::current_runtime<Dep>().schedule(t);
+}
+
+} // namespace taco
+
+#define TACO_PT_BEGIN()                                                                                  \
+    switch (this->pt_label) {                                                                            \
+    case 0:
+
+/// Suspend until the future is ready (it schedules this protothread again).
+#define TACO_PT_AWAIT(fut)                                                                               \
+    do {                                                                                                 \
+        this->pt_label = __LINE__;                                                                       \
+        [[fallthrough]];                                                                                 \
+    case __LINE__:                                                                                       \
+        if (!(fut).ready()) {                                                                            \
+            (fut).resume_when_ready(*this);                                                              \
+            return false;                                                                                \
+        }                                                                                                \
+    } while (0)
+
+#define TACO_PT_END()                                                                                    \
+    }                                                                                                    \
+    this->pt_label = 0;                                                                                  \
+    return true
