@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 #include <random>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -370,4 +371,66 @@ TEST_CASE("an invocation run as a coroutine may block, and its core keeps servin
     });
     REQUIRE(relayed == 1042);
     REQUIRE(meanwhile == 1);
+}
+
+namespace {
+struct clockwork {
+    taco::core_id ran_on = taco::no_core;
+    taco::task_clock::time_point at{};
+    void tick() { ran_on = taco::this_core(), at = taco::task_clock::now(); }
+    bool done() const { return ran_on != taco::no_core; }
+    taco::core_id where() const { return ran_on; }
+    long slow(long v) const { return test::spin_for(50'000'000), v; }
+    long fast(long v) const { return v; }
+};
+} // namespace
+
+TEST_CASE("timers: run on a core after a delay, also when that core sleeps", "[tasks][timer]") {
+    for (auto idle : {tacomesh::posix::idle_policy::poll, tacomesh::posix::idle_policy::sleep}) {
+        taco::core_id where = taco::no_core;
+        std::chrono::nanoseconds waited{};
+        taco::run(tacomesh::posix::config{.cores = 2, .idle = idle}, [&] {
+            auto c = taco::new_on<clockwork>(1);
+            const auto t0 = taco::task_clock::now();
+            taco::after(std::chrono::milliseconds(20), c, taco::m2f(&clockwork::tick));
+            while (!taco::sync(c, &clockwork::done)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            waited = taco::sync(c, +[](clockwork& k) { return k.at; }) - t0;
+            where = taco::sync(c, &clockwork::where);
+            taco::delete_on(c);
+        });
+        INFO("idle policy " << int(idle));
+        REQUIRE(where == 1);
+        REQUIRE(waited >= std::chrono::milliseconds(20));
+        REQUIRE(waited < std::chrono::seconds(5)); // a sleeping core woke for its timer
+    }
+}
+
+TEST_CASE("timeouts: a timeout that fires, a late result dropped safely, a timeout that does not fire",
+          "[tasks][timer]") {
+    bool timed_out = false;
+    long fast = 0;
+    std::uint64_t late = 0;
+    std::size_t timers_left = 99;
+    taco::run(tacomesh::posix::config{.cores = 2}, [&] {
+        auto c = taco::new_on<clockwork>(1);
+        auto* f = new taco::future<long>; // freed before the late result comes (ASan would see a late write)
+        taco::async(c, taco::m2f(&clockwork::slow, 1L), taco::within(*f, std::chrono::milliseconds(5)));
+        try {
+            f->get();
+        } catch (const taco::timeout_error&) {
+            timed_out = true;
+        }
+        delete f;
+        taco::wait_until([] { return taco::stats().late_results == 1; }); // the slow result, dropped
+        late = taco::stats().late_results;
+        taco::future<long> g;
+        taco::async(c, taco::m2f(&clockwork::fast, 7L), taco::within(g, std::chrono::seconds(10)));
+        fast = g.get();
+        timers_left = taco::detail::current_runtime().pending_timers(); // cancelled with the result
+        taco::delete_on(c);
+    });
+    REQUIRE(timed_out);
+    REQUIRE(late == 1);
+    REQUIRE(fast == 7);
+    REQUIRE(timers_left == 0);
 }

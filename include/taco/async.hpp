@@ -33,6 +33,10 @@ auto make_continuation(C&& c) {
     using CC = std::remove_cvref_t<C>;
     if constexpr (is_continuation_v<CC>) {
         return CC(c);
+    } else if constexpr (requires { c.arm().slot; }) { // taco::within(future, limit)
+        static_assert(std::is_same_v<typename CC::value_type, R>,
+                      "taco::async: the future's value type differs from the method's result type");
+        return c.arm();
     } else {
         static_assert(std::is_same_v<typename CC::value_type, R>,
                       "taco::async: the future's value type differs from the method's result type");

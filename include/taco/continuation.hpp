@@ -86,6 +86,7 @@ constexpr detail::method_continuation<U, M> then(global_ptr<U> target, M method)
 /// core, or a continuation made by taco::then.
 template <class C>
 concept continuation = detail::is_continuation_v<std::remove_cvref_t<C>> ||
+                       requires(const std::remove_cvref_t<C>& c) { c.arm().slot; } || // taco::within
                        requires { typename std::remove_cvref_t<C>::value_type; } &&
                            std::is_same_v<std::remove_cvref_t<C>, future<typename std::remove_cvref_t<C>::value_type>>;
 

@@ -4,6 +4,7 @@
 // assigns it with a message back to the caller's core. The future lives on
 // that core and is only touched there, so it needs no atomics.
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -18,6 +19,13 @@ namespace taco {
 
 template <class R>
 class future;
+
+/// Thrown by future::get() when the result did not come within its limit
+/// (taco::within).
+class timeout_error : public std::runtime_error {
+public:
+    timeout_error() : std::runtime_error("taco: no result within the time limit (taco::within)") {}
+};
 
 namespace detail {
 struct start_tag {};
@@ -66,7 +74,7 @@ public:
 
     bool ready() const noexcept { return ready_; }
     /// True once the result has come and it is an exception.
-    bool failed() const noexcept { return ready_ && error_.has_value(); }
+    bool failed() const noexcept { return ready_ && (error_.has_value() || timed_out_); }
 
     /// Wait until the result has come. A coroutine suspends (its core runs
     /// other tasks and invocations meanwhile); main and invocations run
@@ -82,6 +90,7 @@ public:
     /// Wait, then return the result or throw taco::remote_error. Once only.
     R get() {
         wait();
+        if (timed_out_) throw timeout_error();
         if (error_) throw remote_error(error_origin_, *error_);
         return value_.take();
     }
@@ -98,12 +107,17 @@ public:
     core_id arm() noexcept {
         armed_ = true;
         ready_ = false;
+        timed_out_ = false;
         error_.reset();
         return this_core();
     }
     template <class... V>
     void set_value(V&&... v) {
         value_.set(std::forward<V>(v)...);
+        became_ready();
+    }
+    void set_timeout() {
+        timed_out_ = true;
         became_ready();
     }
     void set_error(const error_info& e) {
@@ -133,6 +147,7 @@ private:
     core_id error_origin_ = no_core;
     bool armed_ = false;
     bool ready_ = false;
+    bool timed_out_ = false;
 };
 
 } // namespace taco

@@ -3,6 +3,7 @@
 // in taco/ names a platform: a platform header binds itself with
 // TACO_BIND_PLATFORM, and taco's templates look the binding up when they are
 // instantiated, so the hot path (send, poll) is dispatched statically.
+#include <chrono>
 #include <concepts>
 #include <cstddef>
 #include <type_traits>
@@ -29,17 +30,18 @@ using message_handler = void (*)(std::byte* message);
 ///   `h` runs (copy it out first, as a small MPB protocol would).
 /// - `idle()` is called when there was nothing to do: it pauses, yields or
 ///   sleeps until a message may have arrived (the wake-up is the sender's job,
-///   inside `publish`). `pause()` is a short wait that never sleeps (used while
+///   inside `publish`), or until `limit` has passed (the core's next timer;
+///   nanoseconds::max(): no limit). `pause()` is a short wait that never sleeps (used while
 ///   the core's own sends wait for room, when nobody would wake it).
 template <class E>
 concept channel_endpoint = requires(E& e, const E& ce, core_id dest, std::size_t length,
-                                    void (*handler)(std::byte*)) {
+                                    void (*handler)(std::byte*), std::chrono::nanoseconds limit) {
     { ce.id() } -> std::same_as<core_id>;
     { ce.core_count() } -> std::same_as<core_id>;
     { e.try_acquire(dest) } -> std::same_as<std::byte*>;
     { e.publish(dest, length) } -> std::same_as<void>;
     { e.poll(handler) } -> std::same_as<std::size_t>;
-    { e.idle() } -> std::same_as<void>;
+    { e.idle(limit) } -> std::same_as<void>;
     { e.pause() } -> std::same_as<void>;
 };
 

@@ -23,6 +23,7 @@
 #include <taco/platform.hpp>
 #include <taco/schedulers/any.hpp>
 #include <taco/task.hpp>
+#include <taco/detail/timer_queue.hpp>
 #include <taco/remote_error.hpp>
 #include <taco/this_core.hpp>
 
@@ -33,6 +34,7 @@ struct core_stats {
     std::uint64_t sent = 0;      ///< messages handed to the platform
     std::uint64_t received = 0;  ///< messages run by this core
     std::uint64_t deferred = 0;  ///< sends that found the channel full and were queued locally
+    std::uint64_t late_results = 0; ///< results that came after their future timed out (dropped)
 };
 
 /// Options of a run that belong to TACO, not to the platform.
@@ -153,6 +155,7 @@ public:
         std::size_t n = pending_dests_.empty() ? 0 : flush();
         std::size_t r = ep_.poll(&dispatch);
         stats_.received += r;
+        if (!timers_.empty()) [[unlikely]] n += fire_due_timers();
         if (task* t = sched_.pop()) {
             run_task(*t);
             ++n;
@@ -165,6 +168,47 @@ public:
         t.arrival = arrivals_++;
         sched_.push(t);
     }
+    /// Run `t` (a timer) when its due time has come, then as a task.
+    void add_timer(timer_task& t) { timers_.add(t); }
+    /// Drop a timer that has not fired yet.
+    void cancel_timer(timer_task& t) { timers_.cancel(t); }
+    std::size_t pending_timers() const noexcept { return timers_.size(); }
+
+    // ---- slots of futures with a timeout (see taco/timer.hpp) ----
+    // A timed-out future may be gone when its late result arrives, so such
+    // results address a slot {generation, future} rather than the future:
+    // a result whose generation no longer matches is dropped.
+    struct call_slot {
+        std::uint32_t generation = 0;
+        void* future = nullptr;
+        timer_task* timer = nullptr;
+    };
+    std::pair<std::uint32_t, std::uint32_t> open_slot(void* future, timer_task* timer) {
+        std::uint32_t i;
+        if (free_slots_.empty()) {
+            i = std::uint32_t(slots_.size());
+            slots_.emplace_back();
+        } else {
+            i = free_slots_.back();
+            free_slots_.pop_back();
+        }
+        slots_[i].future = future;
+        slots_[i].timer = timer;
+        return {i, slots_[i].generation};
+    }
+    /// The slot's future if the slot is still open in that generation (and
+    /// close it), else nullptr: the result is late and is dropped.
+    call_slot* claim_slot(std::uint32_t i, std::uint32_t generation, bool count_late = true) {
+        if (i >= slots_.size() || slots_[i].generation != generation) {
+            if (count_late) ++stats_.late_results;
+            return nullptr;
+        }
+        call_slot* s = &slots_[i];
+        ++s->generation;
+        free_slots_.push_back(i);
+        return s;
+    }
+
     /// The task running on this core (nullptr: main, or an invocation run
     /// straight from the channel).
     task* current_task() const noexcept { return current_; }
@@ -280,12 +324,21 @@ private:
         current_ = outer;
     }
 
+    std::size_t fire_due_timers() {
+        std::size_t n = 0;
+        const auto now = task_clock::now();
+        while (timer_task* t = timers_.pop_due(now)) {
+            schedule(*t);
+            ++n;
+        }
+        return n;
+    }
+
     void idle() {
         // With sends waiting for room, nobody would wake us: never sleep then.
-        if (pending_dests_.empty())
-            ep_.idle();
-        else
-            ep_.pause();
+        if (!pending_dests_.empty()) return ep_.pause();
+        if (timers_.empty()) return ep_.idle(std::chrono::nanoseconds::max());
+        ep_.idle(std::chrono::duration_cast<std::chrono::nanoseconds>(timers_.next_due() - task_clock::now()));
     }
 
     endpoint& ep_;
@@ -293,6 +346,9 @@ private:
     std::vector<core_id> pending_dests_;
     std::size_t pending_total_ = 0;
     schedulers::any sched_;
+    timer_queue timers_;
+    std::vector<call_slot> slots_;
+    std::vector<std::uint32_t> free_slots_;
     std::uint64_t arrivals_ = 0;
     task* current_ = nullptr;
     core_stats stats_;

@@ -21,4 +21,5 @@
 #include <taco/scheduler.hpp>
 #include <taco/task.hpp>
 #include <taco/this_core.hpp>
+#include <taco/timer.hpp>
 #include <taco/topology.hpp>

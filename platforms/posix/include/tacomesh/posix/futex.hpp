@@ -7,13 +7,16 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <ctime>
 #include <cstdint>
 
 namespace tacomesh::posix::detail {
 
-inline void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, bool shared) noexcept {
+/// Sleep while word == expected, at most `timeout` (nullptr: no limit).
+inline void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, bool shared,
+                       const timespec* timeout = nullptr) noexcept {
     ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE,
-              expected, nullptr, nullptr, 0);
+              expected, timeout, nullptr, 0);
 }
 inline void futex_wake(std::atomic<std::uint32_t>& word, bool shared) noexcept {
     ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, 1,

@@ -10,7 +10,9 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -125,7 +127,7 @@ public:
             __builtin_ia32_pause();
     }
 
-    void idle() {
+    void idle(std::chrono::nanoseconds limit) {
         if (s_.cfg.idle == idle_policy::poll) return pause();
         // Dekker-style handshake with wake(): announce the sleep, then look
         // once more. The seq_cst fences order "store sleeping; load rings"
@@ -139,7 +141,15 @@ public:
             return;
         }
         rec.sleeps.fetch_add(1, std::memory_order_relaxed);
-        while (rec.sleeping.load(std::memory_order_acquire) == 1) detail::futex_wait(rec.sleeping, 1, false);
+        if (limit == std::chrono::nanoseconds::max()) {
+            while (rec.sleeping.load(std::memory_order_acquire) == 1) detail::futex_wait(rec.sleeping, 1, false);
+        } else {
+            // One bounded sleep: the runtime checks its timers and comes back.
+            const auto ns = std::max<std::int64_t>(limit.count(), 0);
+            const timespec ts{time_t(ns / 1'000'000'000), long(ns % 1'000'000'000)};
+            detail::futex_wait(rec.sleeping, 1, false, &ts);
+            rec.sleeping.store(0, std::memory_order_relaxed);
+        }
     }
 
 private:
