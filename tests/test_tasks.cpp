@@ -434,3 +434,36 @@ TEST_CASE("timeouts: a timeout that fires, a late result dropped safely, a timeo
     REQUIRE(fast == 7);
     REQUIRE(timers_left == 0);
 }
+
+namespace {
+struct yielding_protothread final : taco::protothread {
+    std::vector<int>* log;
+    int id = 0, i = 0;
+    bool step() override {
+        TACO_PT_BEGIN();
+        for (i = 0; i < 3; ++i) {
+            log->push_back(id * 10 + i);
+            TACO_PT_YIELD();
+        }
+        TACO_PT_END();
+    }
+};
+} // namespace
+
+TEST_CASE("yield: protothreads and coroutines interleave at their scheduling points", "[tasks]") {
+    std::vector<int> pt_log, co_log;
+    taco::run(tacomesh::posix::config{.cores = 1}, [&] {
+        yielding_protothread a, b;
+        a.log = b.log = &pt_log;
+        a.id = 1, b.id = 2;
+        taco::start(a);
+        taco::start(b);
+        auto c1 = taco::spawn_coroutine([&] { for (int i = 0; i < 3; ++i) co_log.push_back(10 + i), taco::yield(); });
+        auto c2 = taco::spawn_coroutine([&] { for (int i = 0; i < 3; ++i) co_log.push_back(20 + i), taco::yield(); });
+        c1.get();
+        c2.get();
+        taco::wait_until([&] { return a.finished() && b.finished(); });
+    });
+    REQUIRE(pt_log == std::vector<int>{10, 20, 11, 21, 12, 22});
+    REQUIRE(co_log == std::vector<int>{10, 20, 11, 21, 12, 22});
+}

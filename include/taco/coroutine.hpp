@@ -209,6 +209,20 @@ private:
 
 } // namespace detail
 
+/// A scheduling point inside a coroutine: let the core run its invocations
+/// and the tasks ready before this one, then continue. Elsewhere it only
+/// runs one round of the core's loop.
+template <class Dep = void>
+void yield() {
+    auto& rt = detail::current_runtime<Dep>();
+    if (task* t = rt.current_task(); t && t->kind() == task_kind::coroutine) {
+        rt.schedule(*t);
+        t->block();
+    } else {
+        rt.progress();
+    }
+}
+
 /// Run `fn` as a coroutine on this core, when the scheduler picks it. Inside,
 /// future::get() and sync() suspend the coroutine only. The returned future
 /// gets fn's result, or its exception (rethrown by get() as remote_error).

@@ -93,6 +93,17 @@ void start(task& t) {
         }                                                                                                \
     } while (0)
 
+/// Give way: continue at the next activation (the protothread is scheduled
+/// again at once, behind the tasks already ready).
+#define TACO_PT_YIELD()                                                                                  \
+    do {                                                                                                 \
+        this->pt_label = __LINE__;                                                                       \
+        ::taco::start(*this);                                                                            \
+        return false;                                                                                    \
+        [[fallthrough]];                                                                                 \
+    case __LINE__:;                                                                                      \
+    } while (0)
+
 #define TACO_PT_END()                                                                                    \
     }                                                                                                    \
     this->pt_label = 0;                                                                                  \
