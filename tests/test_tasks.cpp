@@ -467,3 +467,46 @@ TEST_CASE("yield: protothreads and coroutines interleave at their scheduling poi
     REQUIRE(pt_log == std::vector<int>{10, 20, 11, 21, 12, 22});
     REQUIRE(co_log == std::vector<int>{10, 20, 11, 21, 12, 22});
 }
+
+namespace {
+struct alarm_clock {
+    bool raised = false;
+    void raise() { raised = true; }
+    // A long-running activity that only checks for urgent invocations.
+    long busy_until_raised(long max_ms) {
+        const auto end = taco::task_clock::now() + std::chrono::milliseconds(max_ms);
+        long points = 0;
+        while (!raised && taco::task_clock::now() < end) {
+            taco::urgent_point();
+            ++points;
+        }
+        return raised ? 1 : 0;
+    }
+};
+} // namespace
+
+TEST_CASE("urgent invocations run at the next urgent_point of a long task, plain ones wait", "[tasks][urgent]") {
+    for (auto idle : {tacomesh::posix::idle_policy::poll, tacomesh::posix::idle_policy::sleep}) {
+        long urgent_seen = -1, plain_seen = -1;
+        taco::run(tacomesh::posix::config{.cores = 2, .idle = idle}, [&] {
+            auto a = taco::new_on<alarm_clock>(1);
+            // plain: not seen by the busy task (it only runs urgent work), which gives up after 300 ms
+            taco::future<long> plain;
+            taco::async(a, taco::m2f(&alarm_clock::busy_until_raised, 300L), plain, taco::as_activity());
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            taco::async(a, taco::m2f(&alarm_clock::raise));
+            plain_seen = plain.get();
+            // urgent: handled inside the busy task, long before its 10 s limit
+            taco::sync(a, +[](alarm_clock& x) { x.raised = false; });
+            taco::future<long> busy;
+            taco::async(a, taco::m2f(&alarm_clock::busy_until_raised, 10'000L), busy, taco::as_activity());
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            taco::async(a, taco::m2f(&alarm_clock::raise), taco::urgent);
+            urgent_seen = busy.get();
+            taco::delete_on(a);
+        });
+        INFO("idle policy " << int(idle));
+        REQUIRE(plain_seen == 0);
+        REQUIRE(urgent_seen == 1);
+    }
+}

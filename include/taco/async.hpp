@@ -110,6 +110,29 @@ void async(global_ptr<T> target, const bound_call<F, A...>& call, C&& cont) {
     detail::send_request(target.core(), target.address(), call, detail::make_continuation<R>(cont));
 }
 
+/// Marks an invocation urgent (the CCI paper's preemptive invocations, as far
+/// as POSIX allows): it runs straight from the channel like any plain
+/// invocation, and in addition the receiver is woken if it sleeps and its
+/// urgent flag is raised, so long-running code on it that calls
+/// taco::urgent_point() runs the invocation there, ahead of queued tasks.
+/// Nothing interrupts code that makes no such call: POSIX has no safe way
+/// to run an invocation inside an arbitrary running thread. If the channel
+/// is full, the message waits in the sender's queue and may miss the flag:
+/// it then runs at the receiver's next ordinary scheduling point.
+struct urgent_t {};
+inline constexpr urgent_t urgent{};
+
+template <class T, class F, class... A>
+void async(global_ptr<T> target, const bound_call<F, A...>& call, urgent_t) {
+    async(target, call);
+    detail::current_runtime<T>().signal_urgent(target.core());
+}
+template <class T, class F, class... A, continuation C>
+void async(global_ptr<T> target, const bound_call<F, A...>& call, C&& cont, urgent_t) {
+    async(target, call, std::forward<C>(cont));
+    detail::current_runtime<T>().signal_urgent(target.core());
+}
+
 /// As above, run on arrival as a task (taco::as_activity(schedule) with a
 /// priority or deadline, or taco::as_coroutine() so the method may block).
 template <class T, class F, class... A>

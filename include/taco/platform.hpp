@@ -33,6 +33,10 @@ using message_handler = void (*)(std::byte* message);
 ///   inside `publish`), or until `limit` has passed (the core's next timer;
 ///   nanoseconds::max(): no limit). `pause()` is a short wait that never sleeps (used while
 ///   the core's own sends wait for room, when nobody would wake it).
+/// - `signal_urgent(d)` (after a publish to d) raises d's urgent flag and
+///   wakes d if it sleeps; `take_urgent()` tests and clears the own flag: a
+///   cheap check that long-running code makes at its scheduling points
+///   (the CCI paper's interrupt status register, section V).
 template <class E>
 concept channel_endpoint = requires(E& e, const E& ce, core_id dest, std::size_t length,
                                     void (*handler)(std::byte*), std::chrono::nanoseconds limit) {
@@ -43,6 +47,8 @@ concept channel_endpoint = requires(E& e, const E& ce, core_id dest, std::size_t
     { e.poll(handler) } -> std::same_as<std::size_t>;
     { e.idle(limit) } -> std::same_as<void>;
     { e.pause() } -> std::same_as<void>;
+    { e.signal_urgent(dest) } -> std::same_as<void>;
+    { e.take_urgent() } -> std::same_as<bool>;
 };
 
 /// A platform: a message size, a per-core endpoint, a configuration and a way

@@ -163,6 +163,17 @@ public:
         return n + r;
     }
 
+    /// A scheduling point for long-running code: if an urgent invocation has
+    /// been signalled, run the channels now (all of them, in order per source:
+    /// the urgent message may sit behind older ones). Costs one load otherwise.
+    bool urgent_point() {
+        if (!ep_.take_urgent()) [[likely]] return false;
+        if (!pending_dests_.empty()) flush();
+        stats_.received += ep_.poll(&dispatch);
+        return true;
+    }
+    void signal_urgent(core_id dest) { ep_.signal_urgent(dest); }
+
     /// Make `t` ready: it runs when the scheduler picks it. Never allocates.
     void schedule(task& t) {
         t.arrival = arrivals_++;
@@ -384,6 +395,14 @@ inline void set_uncaught_error_handler(uncaught_error_handler h) noexcept {
 template <class Dep = void>
 const core_stats& stats() {
     return detail::current_runtime<Dep>().stats();
+}
+
+/// A scheduling point inside long-running code (a task, a long invocation):
+/// runs the invocations that arrived if one of them is urgent. Returns
+/// whether it did. Cheap (one load) when nothing is urgent.
+template <class Dep = void>
+bool urgent_point() {
+    return detail::current_runtime<Dep>().urgent_point();
 }
 
 /// Run one round of this core's runtime (flush queued sends, run received

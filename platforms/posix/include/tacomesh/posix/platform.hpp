@@ -65,6 +65,7 @@ struct alignas(cache_line) core_record {
     std::atomic<ring*> incoming{nullptr};
     std::atomic<std::uint32_t> sleeping{0}; // futex word: 1 while the core sleeps or is about to
     std::atomic<std::uint64_t> sleeps{0};
+    std::atomic<std::uint32_t> urgent{0}; // raised by senders of urgent invocations
 };
 
 struct shared_state {
@@ -118,6 +119,17 @@ public:
         for (detail::ring* r = me().incoming.load(std::memory_order_acquire); r; r = r->next)
             n += r->consume(handle, per_ring_budget);
         return n;
+    }
+
+    void signal_urgent(core_id dest) noexcept {
+        // release: the urgent message (published before) is visible to whoever sees the flag.
+        s_.records[dest].urgent.store(1, std::memory_order_release);
+        if (s_.cfg.idle == idle_policy::poll) wake(dest); // sleep mode: publish already woke it
+    }
+    bool take_urgent() noexcept {
+        auto& f = me().urgent;
+        // Plain load first: the common "nothing urgent" case stays a read of a shared line.
+        return f.load(std::memory_order_relaxed) != 0 && f.exchange(0, std::memory_order_acquire) != 0;
     }
 
     void pause() noexcept {
