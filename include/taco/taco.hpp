@@ -3,6 +3,7 @@
 // Include a platform header (e.g. <tacomesh/posix.hpp>) to bind the platform.
 #include <taco/activity.hpp>
 #include <taco/async.hpp>
+#include <taco/co_task.hpp>
 #include <taco/collective.hpp>
 #include <taco/combiner.hpp>
 #include <taco/config.hpp>

@@ -26,7 +26,9 @@ struct schedule {
     static schedule within(task_clock::duration d) noexcept { return {0, task_clock::now() + d}; }
 };
 
-enum class task_kind : std::uint8_t { activity, protothread, coroutine };
+/// activity: runs to completion; protothread: stackless, TACO_PT_AWAIT;
+/// coroutine: own stack (Boost.Context); co_task: C++20 coroutine, co_await.
+enum class task_kind : std::uint8_t { activity, protothread, coroutine, co_task };
 
 /// How an invocation runs on arrival when it should not run straight from
 /// the channel: as a task of this kind, scheduled by the core's policy.
@@ -77,10 +79,15 @@ public:
 };
 
 inline void task::block() {
-    throw blocking_error(kind_ == task_kind::activity
-                             ? "taco: an activity cannot wait (it runs to completion without a stack of its own): "
-                               "pass a continuation, or spawn a coroutine"
-                             : "taco: a protothread waits with TACO_PT_AWAIT(future), not with future::get() or sync()");
+    switch (kind_) {
+    case task_kind::activity:
+        throw blocking_error("taco: an activity cannot wait (it runs to completion without a stack of its own): "
+                             "pass a continuation, or spawn a coroutine");
+    case task_kind::protothread:
+        throw blocking_error("taco: a protothread waits with TACO_PT_AWAIT(future), not with future::get() or sync()");
+    default:
+        throw blocking_error("taco: a C++20 coroutine task waits with co_await future, not with future::get() or sync()");
+    }
 }
 
 } // namespace taco
