@@ -16,6 +16,7 @@ namespace {
 
 struct probe_task final : taco::task {
     int id;
+    int arrival = 0; // position in the push order
     explicit probe_task(int i, taco::schedule s) : task(taco::task_kind::activity, s), id(i) {}
     void run() override {}
 };
@@ -41,7 +42,7 @@ TEST_CASE("schedulers: FIFO, priority and EDF order under random arrival", "[tas
         std::vector<int> arrival(tasks.size());
         for (std::size_t k = 0; k < tasks.size(); ++k) arrival[k] = int(k);
         std::shuffle(arrival.begin(), arrival.end(), rng);
-        std::uint64_t seq = 0;
+        int seq = 0;
         for (int i : arrival) {
             tasks[i]->arrival = seq++;
             sched.push(*tasks[i]);
@@ -552,4 +553,22 @@ TEST_CASE("C++20 coroutine tasks co_await futures assigned by other cores", "[ta
     REQUIRE(sum == 42);
     REQUIRE(error.find("store failed") != std::string::npos);
     REQUIRE(misuse.find("co_await") != std::string::npos);
+}
+
+TEST_CASE("a finished protothread started again runs from the beginning", "[tasks][protothread]") {
+    std::vector<int> log;
+    int rounds_seen = 0;
+    taco::run(tacomesh::posix::config{.cores = 1}, [&] {
+        yielding_protothread p;
+        p.log = &log;
+        p.id = 3;
+        for (int round = 0; round < 2; ++round) {
+            taco::start(p);
+            REQUIRE_FALSE(p.finished()); // reset by start: a wait on it must not return at once
+            taco::wait_until([&] { return p.finished(); });
+            ++rounds_seen;
+        }
+    });
+    REQUIRE(rounds_seen == 2);
+    REQUIRE(log == std::vector<int>{30, 31, 32, 30, 31, 32});
 }

@@ -43,6 +43,12 @@ public:
     }
     /// True once step() has reached TACO_PT_END (or thrown).
     bool finished() const noexcept { return finished_; }
+    /// Back to the start (taco::start does this for a finished protothread).
+    void reset() noexcept {
+        pt_label = 0;
+        finished_ = false;
+        error_ = nullptr;
+    }
     /// Rethrow what step() threw, if anything.
     void rethrow_if_failed() const {
         if (error_) std::rethrow_exception(error_);
@@ -73,6 +79,12 @@ task* current_task() {
 template <class Dep = void>
 void start(task& t) {
     detail::current_runtime<Dep>().schedule(t);
+}
+/// Start a protothread, again from the beginning if it had finished.
+template <class Dep = void>
+void start(protothread& p) {
+    if (p.finished()) p.reset();
+    detail::current_runtime<Dep>().schedule(p);
 }
 
 } // namespace taco

@@ -175,10 +175,7 @@ public:
     void signal_urgent(core_id dest) { ep_.signal_urgent(dest); }
 
     /// Make `t` ready: it runs when the scheduler picks it. Never allocates.
-    void schedule(task& t) {
-        t.arrival = arrivals_++;
-        sched_.push(t);
-    }
+    void schedule(task& t) { sched_.push(t); }
     /// Run `t` (a timer) when its due time has come, then as a task.
     void add_timer(timer_task& t) { timers_.add(t); }
     /// Drop a timer that has not fired yet.
@@ -360,7 +357,6 @@ private:
     timer_queue timers_;
     std::vector<call_slot> slots_;
     std::vector<std::uint32_t> free_slots_;
-    std::uint64_t arrivals_ = 0;
     task* current_ = nullptr;
     core_stats stats_;
     static constexpr int max_backpressure_depth = 4;

@@ -55,7 +55,6 @@ public:
     virtual void block();
 
     schedule sched;
-    std::uint64_t arrival = 0; // set when enqueued: first come, first served among equals
 
     // One hook per container shape; a task is in at most one scheduler.
     boost::intrusive::list_member_hook<> fifo_hook;

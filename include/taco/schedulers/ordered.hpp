@@ -1,6 +1,8 @@
 #pragma once
 // Shared shape of the priority and EDF schedulers: an intrusive red-black
-// tree ordered by a key, ties broken by arrival (first come, first served).
+// tree ordered by a key. Equal keys stay first come, first served because
+// multiset::insert places a new element after its equals (upper bound), as
+// std::multiset does; the scheduler tests check it.
 #include <boost/intrusive/set.hpp>
 
 #include <taco/scheduler.hpp>
@@ -21,13 +23,7 @@ public:
     std::size_t size() const { return q_.size(); }
 
 private:
-    struct compare {
-        bool operator()(const task& a, const task& b) const {
-            if (Before{}(a, b)) return true;
-            if (Before{}(b, a)) return false;
-            return a.arrival < b.arrival;
-        }
-    };
+    using compare = Before;
     using hook = boost::intrusive::member_hook<task, boost::intrusive::set_member_hook<>, &task::ordered_hook>;
     boost::intrusive::multiset<task, hook, boost::intrusive::compare<compare>, boost::intrusive::constant_time_size<true>> q_;
 };
