@@ -33,19 +33,16 @@
 #include <vector>
 
 #include "baselines.hpp"
+#include "paired.hpp"
 
 namespace {
 
 namespace posix = tacomesh::posix;
-using clock_type = std::chrono::steady_clock;
-
-bool smoke() {
-    static const bool on = [] {
-        const char* s = std::getenv("BENCH_SMOKE");
-        return s && *s && std::string(s) != "0";
-    }();
-    return on;
-}
+using bench::clock_type;
+using bench::fail;
+using bench::ns_since;
+using bench::paired_series;
+using bench::smoke;
 
 /// Batch sizes: large enough that a batch is far longer than a clock read
 /// and a start-up hiccup, short enough (about a millisecond, a few for the
@@ -58,82 +55,6 @@ struct sizes {
 sizes polling_rt_sizes() { return smoke() ? sizes{4, 200} : sizes{600, 2000}; }
 sizes one_way_sizes() { return smoke() ? sizes{4, 2000} : sizes{400, 20000}; }
 sizes sleeping_rt_sizes() { return smoke() ? sizes{4, 20} : sizes{300, 200}; }
-
-bool failed = false; // any benchmark that could not check its result
-
-double ns_since(clock_type::time_point t0) {
-    return std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
-double quantile(std::vector<double> v, double q) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v[std::size_t(q * double(v.size() - 1) + 0.5)];
-}
-
-/// Per-operation times of alternating (baseline, taco) batch pairs.
-class paired_series {
-public:
-    /// One pair. The order flips every pair: a latency shift of the host
-    /// landing between the two batches then favours each side equally often,
-    /// instead of always the second one.
-    template <class Base, class Ours>
-    void run_pair(benchmark::State& state, Base&& base, Ours&& ours) {
-        double b, o;
-        if (base_.size() % 2 == 0) {
-            b = base();
-            o = ours();
-        } else {
-            o = ours();
-            b = base();
-        }
-        base_.push_back(b);
-        ours_.push_back(o);
-        state.SetIterationTime(o * 1e-9);
-    }
-
-    /// Latency benchmarks: lower is better, ratio = ours / base.
-    void report_latency(benchmark::State& state, bool oversubscribed) const {
-        std::vector<double> r(base_.size());
-        for (std::size_t i = 0; i < r.size(); ++i) r[i] = ours_[i] / base_[i];
-        state.counters["base_ns"] = median(base_);
-        state.counters["ours_ns"] = median(ours_);
-        put_ratios(state, r);
-        state.counters["oversubscribed"] = oversubscribed;
-    }
-
-    /// Rate benchmarks: higher is better, ratio = ours rate / base rate.
-    void report_rate(benchmark::State& state, bool oversubscribed) const {
-        std::vector<double> r(base_.size());
-        for (std::size_t i = 0; i < r.size(); ++i) r[i] = base_[i] / ours_[i];
-        state.counters["base_ns"] = median(base_);
-        state.counters["ours_ns"] = median(ours_);
-        state.counters["base_mops"] = 1e3 / median(base_);
-        state.counters["ours_mops"] = 1e3 / median(ours_);
-        put_ratios(state, r);
-        state.counters["oversubscribed"] = oversubscribed;
-    }
-
-private:
-    static void put_ratios(benchmark::State& state, const std::vector<double>& r) {
-        state.counters["ratio_median"] = median(r);
-        state.counters["ratio_p10"] = quantile(r, 0.1);
-        state.counters["ratio_p90"] = quantile(r, 0.9);
-    }
-
-    std::vector<double> base_, ours_;
-};
-
-void fail(benchmark::State& state, const char* why) {
-    failed = true;
-    state.SkipWithError(why);
-}
 
 /// The invoked object: trivial methods, so the figures are the invocation's.
 struct target {
@@ -380,6 +301,6 @@ int main(int argc, char** argv) {
     register_all();
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
-    if (failed) std::fprintf(stderr, "bench_invocation: a benchmark failed its result check\n");
-    return failed ? 1 : 0;
+    if (bench::failed) std::fprintf(stderr, "bench_invocation: a benchmark failed its result check\n");
+    return bench::failed ? 1 : 0;
 }

@@ -70,5 +70,79 @@ else
     skip "run_mpi_compare.sh" "mpi_pingpong not built or no mpirun"
 fi
 
+# Collectives: bench_collective (every benchmark present, no errors, ratios
+# and model figures positive) and the taco reduce vs MPI_Allreduce script.
+check_collective_json() {
+    python3 - "$1" <<'PY'
+import json, sys
+bench = json.load(open(sys.argv[1]))["benchmarks"]
+names = [b["name"] for b in bench]
+want = ["reduce_2core", "reduce_model"] + [f"reduce_scaling/{t}/members:{n}"
+        for t in ("flat", "kary2", "kary4", "binomial") for n in (2, 4, 8, 16, 32, 64)]
+missing = [w for w in want if not any(n == w or n.startswith(w + "/") for n in names)]
+errors = [b["name"] for b in bench if b.get("error_occurred")]
+bad = [b["name"] for b in bench if "ratio_median" in b and not b["ratio_median"] > 0]
+model = next((b for b in bench if b["name"].startswith("reduce_model")), {})
+bad += [k for k in ("binomial_48_us", "kary2_48_us", "kary4_48_us", "binomial_1024_us", "member_ns")
+        if not model.get(k, 0) > 0]
+if missing or errors or bad:
+    sys.exit(f"missing {missing}, errors {errors}, bad {bad}")
+PY
+}
+bench_collective() {
+    [[ -x $bin/bench_collective ]] || { echo "bench_collective not built under $build" >&2; return 2; }
+    limit "$bin/bench_collective" --benchmark_format=json --benchmark_out="$tmp/coll.json" \
+        --benchmark_out_format=json && check_collective_json "$tmp/coll.json"
+}
+step "bench_collective" bench_collective
+if [[ -x $bin/mpi_allreduce ]] && command -v mpirun >/dev/null; then
+    step "run_allreduce_compare.sh (mpi_allreduce + reduce_2core)" json_ok env ROUNDS=1 "$here/run_allreduce_compare.sh" "$build"
+else
+    skip "run_allreduce_compare.sh" "mpi_allreduce not built or no mpirun"
+fi
+
+# Tasks and schedulers (bench/README.md, "Tasks and schedulers"): bench_tasks
+# (every benchmark present, none in error, every ratio positive), instr_tasks
+# in every mode, and a few modes under callgrind.
+check_tasks_json() {
+    python3 - "$1" <<'PY'
+import json, sys
+bench = json.load(open(sys.argv[1]))["benchmarks"]
+names = [b["name"] for b in bench]
+want = ["protothread_resume/direct", "protothread_resume/scheduled", "coroutine_switch/direct",
+        "coroutine_switch/direct_vs_called_fiber", "coroutine_switch/scheduled",
+        "sync_round_trip/coroutine", "sync_round_trip/protothread"]
+want += [f"scheduler/{p}/{w}/depth:{d}" for d in (16, 1024) for p in ("fifo", "priority", "edf")
+         for w in ("runtime", "direct")]
+want += [f"scheduler/{p}/direct_vs_heap/depth:{d}" for d in (16, 1024) for p in ("priority", "edf")]
+missing = [w for w in want if not any(n == w or n.startswith(w + "/") for n in names)]
+errors = [b["name"] for b in bench if b.get("error_occurred")]
+bad = [b["name"] for b in bench if not b.get("ratio_median", 0) > 0]
+if missing or errors or bad:
+    sys.exit(f"missing {missing}, errors {errors}, no ratio {bad}")
+PY
+}
+bench_tasks() {
+    [[ -x $bin/bench_tasks ]] || { echo "bench_tasks not built under $build" >&2; return 2; }
+    limit "$bin/bench_tasks" --benchmark_format=json --benchmark_out="$tmp/tasks.json" \
+        --benchmark_out_format=json >/dev/null && check_tasks_json "$tmp/tasks.json"
+}
+instr_tasks_all() {
+    [[ -x $bin/instr_tasks ]] || { echo "instr_tasks not built under $build" >&2; return 2; }
+    local m
+    for m in runtime_fifo runtime_priority runtime_edf direct_fifo direct_priority direct_edf deque \
+             heap_priority heap_edf pt_resume plain_call pt_yield coroutine_switch fiber coroutine_yield; do
+        limit "$bin/instr_tasks" "$m" 1000 64 >/dev/null || { echo "instr_tasks $m failed" >&2; return 1; }
+    done
+}
+step "bench_tasks" bench_tasks
+step "instr_tasks (every mode)" instr_tasks_all
+if command -v valgrind >/dev/null && [[ -x $bin/instr_tasks ]]; then
+    step "count_task_instructions.sh" json_ok "$here/count_task_instructions.sh" "$build" 256 64 \
+        runtime_edf deque pt_yield coroutine_yield fiber
+else
+    skip "count_task_instructions.sh" "no valgrind or instr_tasks not built"
+fi
+
 echo "bench smoke: $passed passed, $failed failed, $skipped skipped"
 ((failed == 0))

@@ -1,0 +1,104 @@
+#pragma once
+// What every paired benchmark shares: the smoke switch, clock, medians and
+// the series of alternating (baseline, taco) batch pairs whose per-pair
+// ratios are the figures that mean something on a machine whose cross-core
+// latency shifts by ~4x within seconds (see bench/README.md).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+using clock_type = std::chrono::steady_clock;
+
+/// BENCH_SMOKE=1 (CI): every size shrinks, only "does it run" is checked.
+inline bool smoke() {
+    static const bool on = [] {
+        const char* s = std::getenv("BENCH_SMOKE");
+        return s && *s && std::string(s) != "0";
+    }();
+    return on;
+}
+
+inline double ns_since(clock_type::time_point t0) {
+    return std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();
+}
+
+inline double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+inline double quantile(std::vector<double> v, double q) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[std::size_t(q * double(v.size() - 1) + 0.5)];
+}
+
+/// Set when a benchmark could not check its result; main() then exits non-zero.
+inline bool failed = false;
+
+inline void fail(benchmark::State& state, const char* why) {
+    failed = true;
+    state.SkipWithError(why);
+}
+
+/// Per-operation times of alternating (baseline, taco) batch pairs.
+class paired_series {
+public:
+    /// One pair. The order flips every pair: a latency shift of the host
+    /// landing between the two batches then favours each side equally often,
+    /// instead of always the second one.
+    template <class Base, class Ours>
+    void run_pair(benchmark::State& state, Base&& base, Ours&& ours) {
+        double b, o;
+        if (base_.size() % 2 == 0) {
+            b = base();
+            o = ours();
+        } else {
+            o = ours();
+            b = base();
+        }
+        base_.push_back(b);
+        ours_.push_back(o);
+        state.SetIterationTime(o * 1e-9);
+    }
+
+    /// Latency benchmarks: lower is better, ratio = ours / base.
+    void report_latency(benchmark::State& state, bool oversubscribed) const {
+        std::vector<double> r(base_.size());
+        for (std::size_t i = 0; i < r.size(); ++i) r[i] = ours_[i] / base_[i];
+        state.counters["base_ns"] = median(base_);
+        state.counters["ours_ns"] = median(ours_);
+        put_ratios(state, r);
+        state.counters["oversubscribed"] = oversubscribed;
+    }
+
+    /// Rate benchmarks: higher is better, ratio = ours rate / base rate.
+    void report_rate(benchmark::State& state, bool oversubscribed) const {
+        std::vector<double> r(base_.size());
+        for (std::size_t i = 0; i < r.size(); ++i) r[i] = base_[i] / ours_[i];
+        state.counters["base_ns"] = median(base_);
+        state.counters["ours_ns"] = median(ours_);
+        state.counters["base_mops"] = 1e3 / median(base_);
+        state.counters["ours_mops"] = 1e3 / median(ours_);
+        put_ratios(state, r);
+        state.counters["oversubscribed"] = oversubscribed;
+    }
+
+private:
+    static void put_ratios(benchmark::State& state, const std::vector<double>& r) {
+        state.counters["ratio_median"] = median(r);
+        state.counters["ratio_p10"] = quantile(r, 0.1);
+        state.counters["ratio_p90"] = quantile(r, 0.9);
+    }
+
+    std::vector<double> base_, ours_;
+};
+
+} // namespace bench
