@@ -114,6 +114,8 @@ public:
         tls_core_count = ep.core_count();
     }
     ~core_runtime() {
+        // Timers that never fired (the program ended first) are freed, not run.
+        while (timer_task* t = timers_.pop_due(task_clock::time_point::max())) t->discard();
         tls_runtime<P> = nullptr;
         tls_core = no_core;
         tls_core_count = 0;
