@@ -144,10 +144,7 @@ std::uint32_t tree_depth(std::uint32_t n, taco::topology t) {
 
 // ---- a. 2 members on 2 cores vs the round trip ------------------------------------
 
-struct sizes {
-    int pairs;
-    std::size_t batch;
-};
+using bench::sizes;
 // ~0.3 ms (round trip) + ~0.6 ms (reduce) per pair: rarely split by a host
 // latency shift, long against a clock read.
 sizes two_core_sizes() { return smoke() ? sizes{4, 100} : sizes{600, 1000}; }
@@ -380,12 +377,4 @@ void register_all() {
 
 } // namespace
 
-int main(int argc, char** argv) {
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    register_all();
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    if (bench::failed) std::fprintf(stderr, "bench_collective: a benchmark failed its result check\n");
-    return bench::failed ? 1 : 0;
-}
+int main(int argc, char** argv) { return bench::run_main(argc, argv, &register_all, "bench_collective"); }

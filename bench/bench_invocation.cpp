@@ -48,10 +48,7 @@ using bench::smoke;
 /// and a start-up hiccup, short enough (about a millisecond, a few for the
 /// sleeping pair) that the host rarely moves a vCPU in the middle of a pair.
 /// Each benchmark takes 1-2 s.
-struct sizes {
-    int pairs;         // benchmark iterations = (baseline, taco) pairs
-    std::size_t batch; // operations per batch
-};
+using bench::sizes;
 sizes polling_rt_sizes() { return smoke() ? sizes{4, 200} : sizes{600, 2000}; }
 sizes one_way_sizes() { return smoke() ? sizes{4, 2000} : sizes{400, 20000}; }
 sizes sleeping_rt_sizes() { return smoke() ? sizes{4, 20} : sizes{300, 200}; }
@@ -295,12 +292,4 @@ void register_all() {
 
 } // namespace
 
-int main(int argc, char** argv) {
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    register_all();
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    if (bench::failed) std::fprintf(stderr, "bench_invocation: a benchmark failed its result check\n");
-    return bench::failed ? 1 : 0;
-}
+int main(int argc, char** argv) { return bench::run_main(argc, argv, &register_all, "bench_invocation"); }

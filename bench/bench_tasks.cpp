@@ -68,10 +68,7 @@ using bench::smoke;
 
 /// Batches of ~0.1-1 ms: far longer than a clock read, short enough that the
 /// host rarely moves a vCPU in the middle of a pair.
-struct sizes {
-    int pairs;         // benchmark iterations = (baseline, taco) pairs
-    std::size_t batch; // operations per batch
-};
+using bench::sizes;
 sizes pt_direct_sizes() { return smoke() ? sizes{4, 2000} : sizes{400, 50000}; }
 sizes pt_scheduled_sizes() { return smoke() ? sizes{4, 1000} : sizes{300, 20000}; }
 sizes co_direct_sizes() { return smoke() ? sizes{4, 1000} : sizes{300, 20000}; }
@@ -602,12 +599,4 @@ void register_all() {
 
 } // namespace
 
-int main(int argc, char** argv) {
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    register_all();
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    if (bench::failed) std::fprintf(stderr, "bench_tasks: a benchmark failed its result check\n");
-    return bench::failed ? 1 : 0;
-}
+int main(int argc, char** argv) { return bench::run_main(argc, argv, &register_all, "bench_tasks"); }

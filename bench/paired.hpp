@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -39,6 +40,13 @@ inline double quantile(std::vector<double> v, double q) {
     std::sort(v.begin(), v.end());
     return v[std::size_t(q * double(v.size() - 1) + 0.5)];
 }
+
+/// Batch sizes of a paired benchmark: (baseline, taco) pairs = benchmark
+/// iterations, and operations per batch.
+struct sizes {
+    int pairs;
+    std::size_t batch;
+};
 
 /// Set when a benchmark could not check its result; main() then exits non-zero.
 inline bool failed = false;
@@ -100,5 +108,17 @@ private:
 
     std::vector<double> base_, ours_;
 };
+
+/// The main() of every paired benchmark binary: Google Benchmark's, plus a
+/// non-zero exit when a benchmark failed its own result check.
+inline int run_main(int argc, char** argv, void (*register_all)(), const char* name) {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    register_all();
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    if (failed) std::fprintf(stderr, "%s: a benchmark failed its result check\n", name);
+    return failed ? 1 : 0;
+}
 
 } // namespace bench
