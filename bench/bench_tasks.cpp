@@ -55,11 +55,18 @@
 #include <vector>
 
 #include "paired.hpp"
+#include "task_fixtures.hpp"
 
 namespace {
 
 namespace posix = tacomesh::posix;
 namespace ctx = boost::context;
+using bench::make_tasks;
+using bench::plain_step;
+using bench::spinning_protothread;
+using bench::switching_coroutine;
+using bench::trivial_task;
+using bench::yielding_protothread;
 using bench::clock_type;
 using bench::fail;
 using bench::ns_since;
@@ -93,7 +100,7 @@ taco::task* opaque(T& t) {
 // ---- 1. protothread resume ------------------------------------------------------
 
 /// The baseline: the same work as one protothread activation, not inlined.
-[[gnu::noinline]] void plain_step(std::uint64_t& count) { ++count; }
+
 
 // The timed loops of both sides live in functions of their own, so that the
 // code around them (and its alignment) is the same whatever benchmark
@@ -105,41 +112,6 @@ taco::task* opaque(T& t) {
     for (std::size_t i = 0; i < n; ++i) t->run();
 }
 
-// Bench-only suspend: TACO_PT_YIELD without making the task ready again
-// (TACO_PT_YIELD calls taco::start). The resumer calls run() again itself.
-#define BENCH_PT_SUSPEND()                                                                               \
-    do {                                                                                                 \
-        this->pt_label = __LINE__;                                                                       \
-        return false;                                                                                    \
-        [[fallthrough]];                                                                                 \
-    case __LINE__:;                                                                                      \
-    } while (0)
-
-/// Counts, suspends, forever: each run() is one resume.
-struct spinning_protothread final : taco::protothread {
-    std::uint64_t count = 0;
-    bool step() override {
-        TACO_PT_BEGIN();
-        for (;;) {
-            ++count;
-            BENCH_PT_SUSPEND();
-        }
-        TACO_PT_END();
-    }
-};
-
-/// Counts and yields (the real TACO_PT_YIELD: rescheduled at once) n times.
-struct yielding_protothread final : taco::protothread {
-    std::uint64_t count = 0, n = 0;
-    bool step() override {
-        TACO_PT_BEGIN();
-        for (count = 0; count < n;) {
-            ++count;
-            TACO_PT_YIELD();
-        }
-        TACO_PT_END();
-    }
-};
 
 void protothread_resume_direct(benchmark::State& state) {
     const sizes sz = pt_direct_sizes();
@@ -230,22 +202,6 @@ private:
     ctx::fiber f_;
 };
 
-/// Bench-only coroutine: counts and blocks until told to stop. Resumed by
-/// calling run() directly (no scheduler): isolates taco's switch.
-class switching_coroutine final : public taco::detail::coroutine_base {
-public:
-    switching_coroutine() : coroutine_base(taco::schedule{}) { start(taco::coroutine_stack_size); }
-    std::uint64_t count = 0;
-    bool stop = false;
-
-private:
-    void body() override {
-        while (!stop) {
-            ++count;
-            block();
-        }
-    }
-};
 
 /// Owns a switching_coroutine for one batch: enters it once, and at the end
 /// lets its body return (run() then deletes it).
@@ -334,25 +290,6 @@ void coroutine_switch_scheduled(benchmark::State& state) {
 
 // ---- 3. scheduler overhead per task ---------------------------------------------
 
-/// A preallocated task with trivial work (the same as the baseline's closure).
-struct trivial_task final : taco::task {
-    trivial_task() : task(taco::task_kind::activity) {}
-    std::uint64_t* counter = nullptr;
-    void run() override { ++*counter; }
-};
-
-/// `depth` tasks with random priorities (8 levels) and deadlines (1000 us
-/// spread, an hour ahead): the ordered schedulers really sort.
-std::unique_ptr<trivial_task[]> make_tasks(std::size_t depth, std::uint64_t* counter) {
-    std::unique_ptr<trivial_task[]> ts(new trivial_task[depth]);
-    std::mt19937 rng(12345);
-    const auto base = taco::task_clock::now() + std::chrono::hours(1);
-    for (std::size_t i = 0; i < depth; ++i) {
-        ts[i].counter = counter;
-        ts[i].sched = {int(rng() % 8), base + std::chrono::microseconds(rng() % 1000)};
-    }
-    return ts;
-}
 
 enum class path { runtime, direct, direct_vs_heap };
 

@@ -20,6 +20,8 @@
 //   coroutine_yield   taco::yield() in a coroutine driven by the core's loop
 #include <tacomesh/posix.hpp>
 
+#include "task_fixtures.hpp"
+
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 
@@ -38,6 +40,14 @@
 
 namespace {
 
+using bench::make_tasks;
+using bench::plain_step;
+using bench::spinning_protothread;
+using bench::switching_coroutine;
+using bench::trivial_task;
+using bench::yielding_protothread;
+
+
 namespace ctx = boost::context;
 
 /// Keeps the compiler from seeing through a pointer (calls stay virtual).
@@ -49,22 +59,6 @@ T* opaque(T* p) {
 
 // ---- scheduler modes --------------------------------------------------------------
 
-struct trivial_task final : taco::task {
-    trivial_task() : task(taco::task_kind::activity) {}
-    std::uint64_t* counter = nullptr;
-    void run() override { ++*counter; }
-};
-
-std::unique_ptr<trivial_task[]> make_tasks(std::size_t depth, std::uint64_t* counter) {
-    std::unique_ptr<trivial_task[]> ts(new trivial_task[depth]);
-    std::mt19937 rng(12345);
-    const auto base = taco::task_clock::now() + std::chrono::hours(1);
-    for (std::size_t i = 0; i < depth; ++i) {
-        ts[i].counter = counter;
-        ts[i].sched = {int(rng() % 8), base + std::chrono::microseconds(rng() % 1000)};
-    }
-    return ts;
-}
 
 /// Rounds of `depth` (the last one shorter) adding up to k.
 template <class Round>
@@ -142,54 +136,8 @@ std::uint64_t heap_baseline(std::uint64_t k, std::size_t depth, KeyOf key_of) {
 
 // ---- task modes ---------------------------------------------------------------------
 
-[[gnu::noinline]] void plain_step(std::uint64_t& count) { ++count; }
 
-#define BENCH_PT_SUSPEND()                                                                               \
-    do {                                                                                                 \
-        this->pt_label = __LINE__;                                                                       \
-        return false;                                                                                    \
-        [[fallthrough]];                                                                                 \
-    case __LINE__:;                                                                                      \
-    } while (0)
 
-struct spinning_protothread final : taco::protothread {
-    std::uint64_t count = 0;
-    bool step() override {
-        TACO_PT_BEGIN();
-        for (;;) {
-            ++count;
-            BENCH_PT_SUSPEND();
-        }
-        TACO_PT_END();
-    }
-};
-
-struct yielding_protothread final : taco::protothread {
-    std::uint64_t count = 0, n = 0;
-    bool step() override {
-        TACO_PT_BEGIN();
-        for (count = 0; count < n;) {
-            ++count;
-            TACO_PT_YIELD();
-        }
-        TACO_PT_END();
-    }
-};
-
-class switching_coroutine final : public taco::detail::coroutine_base {
-public:
-    switching_coroutine() : coroutine_base(taco::schedule{}) { start(taco::coroutine_stack_size); }
-    std::uint64_t count = 0;
-    bool stop = false;
-
-private:
-    void body() override {
-        while (!stop) {
-            ++count;
-            block();
-        }
-    }
-};
 
 std::uint64_t pt_resume(std::uint64_t k) {
     spinning_protothread p;
