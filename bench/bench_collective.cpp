@@ -103,9 +103,9 @@ double time_batch(std::size_t n, Op&& op, double expected, std::size_t& wrong) {
 }
 
 /// Operations per batch so that one batch takes about `target_ns`: the
-/// reduces of (b) range from under a microsecond (2 cores) to milliseconds
-/// (64 oversubscribed threads), so a fixed count would be either too short
-/// to time or minutes long.
+/// reduces of (b) range from ~0.3 us (2 cores) to ~0.4 ms (64 threads
+/// sharing 2 CPUs), so one fixed count would be either too short to time or
+/// minutes long.
 template <class Op>
 std::size_t calibrate(Op&& op, double target_ns) {
     op(); // warm: helpers pooled, rings created
