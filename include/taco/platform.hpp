@@ -33,6 +33,8 @@ using message_handler = void (*)(std::byte* message);
 ///   inside `publish`), or until `limit` has passed (the core's next timer;
 ///   nanoseconds::max(): no limit). `pause()` is a short wait that never sleeps (used while
 ///   the core's own sends wait for room, when nobody would wake it).
+///   Both may throw when the platform cannot go on (a core has died): the
+///   core then stops, and its waits unwind with that exception.
 /// - `signal_urgent(d)` (after a publish to d) raises d's urgent flag and
 ///   wakes d if it sleeps; `take_urgent()` tests and clears the own flag: a
 ///   cheap check that long-running code makes at its scheduling points

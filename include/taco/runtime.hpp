@@ -102,6 +102,26 @@ constexpr bool fits_in_message() {
     return true;
 }
 
+/// Index of T among the types that have core-local state (taco::core_local).
+inline std::size_t next_core_local_index() noexcept {
+    static std::atomic<std::size_t> next{0};
+    return next.fetch_add(1, std::memory_order_relaxed);
+}
+template <class T>
+inline const std::size_t core_local_index = next_core_local_index();
+
+/// An owned, type-erased core-local object.
+struct local_slot {
+    void* object = nullptr;
+    void (*destroy)(void*) = nullptr;
+    local_slot() = default;
+    local_slot(local_slot&& o) noexcept : object(std::exchange(o.object, nullptr)), destroy(o.destroy) {}
+    local_slot& operator=(local_slot&&) = delete;
+    ~local_slot() {
+        if (object) destroy(object);
+    }
+};
+
 template <platform P>
 class core_runtime {
 public:
@@ -114,6 +134,8 @@ public:
         tls_core_count = ep.core_count();
     }
     ~core_runtime() {
+        // Core-local state goes first: its destructors may still use the runtime.
+        while (!locals_.empty()) locals_.pop_back();
         // Timers that never fired (the program ended first) are freed, not run.
         while (timer_task* t = timers_.pop_due(task_clock::time_point::max())) t->discard();
         tls_runtime<P> = nullptr;
@@ -124,6 +146,21 @@ public:
     core_runtime& operator=(const core_runtime&) = delete;
 
     core_id id() const noexcept { return ep_.id(); }
+    /// The platform's endpoint of this core (MESH reaches the platform's memory through it).
+    endpoint& platform_endpoint() noexcept { return ep_; }
+
+    /// This core's instance of T for this run (see taco::core_local).
+    template <class T>
+    T& local() {
+        const std::size_t i = core_local_index<T>;
+        if (i >= locals_.size() || !locals_[i].object) [[unlikely]] {
+            T* t = new T(); // first: T's constructor may ask for other core-local state
+            if (i >= locals_.size()) locals_.resize(i + 1);
+            locals_[i].object = t;
+            locals_[i].destroy = +[](void* p) { delete static_cast<T*>(p); };
+        }
+        return *static_cast<T*>(locals_[i].object);
+    }
     core_id core_count() const noexcept { return ep_.core_count(); }
     const core_stats& stats() const noexcept { return stats_; }
 
@@ -229,7 +266,10 @@ public:
     /// other do not deadlock.
     template <class Pred>
     void wait_until(Pred&& pred) {
-        if (!wait_until_or_stopped(pred)) throw stopped_error();
+        if (!wait_until_or_stopped(pred)) {
+            if (platform_failure_) std::rethrow_exception(platform_failure_);
+            throw stopped_error();
+        }
     }
     /// As wait_until, but returns false instead of throwing when stopped.
     template <class Pred>
@@ -345,10 +385,19 @@ private:
     }
 
     void idle() {
-        // With sends waiting for room, nobody would wake us: never sleep then.
-        if (!pending_dests_.empty()) return ep_.pause();
-        if (timers_.empty()) return ep_.idle(std::chrono::nanoseconds::max());
-        ep_.idle(std::chrono::duration_cast<std::chrono::nanoseconds>(timers_.next_due() - task_clock::now()));
+        // A platform reports that it cannot go on (a core process died) by
+        // throwing from idle/pause. The core stops, so that every wait
+        // unwinds, including the non-throwing ones in destructors; waits that
+        // may throw rethrow the platform's error rather than stopped_error.
+        try {
+            // With sends waiting for room, nobody would wake us: never sleep then.
+            if (!pending_dests_.empty()) return ep_.pause();
+            if (timers_.empty()) return ep_.idle(std::chrono::nanoseconds::max());
+            ep_.idle(std::chrono::duration_cast<std::chrono::nanoseconds>(timers_.next_due() - task_clock::now()));
+        } catch (...) {
+            platform_failure_ = std::current_exception();
+            stopped_ = true;
+        }
     }
 
     endpoint& ep_;
@@ -358,12 +407,14 @@ private:
     schedulers::any sched_;
     timer_queue timers_;
     std::vector<call_slot> slots_;
+    std::vector<local_slot> locals_;
     std::vector<std::uint32_t> free_slots_;
     task* current_ = nullptr;
     core_stats stats_;
     static constexpr int max_backpressure_depth = 4;
     int backpressure_depth_ = 0;
     bool stopped_ = false;
+    std::exception_ptr platform_failure_;
 };
 
 /// The runtime of the calling core. Outside a TACO runtime this is a usage
@@ -387,6 +438,15 @@ struct stop_message {
 /// Replace the process-wide handler for exceptions nobody waits for.
 inline void set_uncaught_error_handler(uncaught_error_handler h) noexcept {
     detail::uncaught_handler.store(h ? h : &detail::default_uncaught);
+}
+
+/// This core's instance of T, default-constructed on first use and destroyed
+/// when the core stops: state a library keeps per core and per run (MESH's
+/// allocator on the home core, its broadcast group). Not for T that must
+/// outlive the run.
+template <class T>
+T& core_local() {
+    return detail::current_runtime<T>().template local<T>();
 }
 
 /// Message counters of the calling core.

@@ -1,97 +1,38 @@
 #pragma once
-// The POSIX platform, threads mode: every core is a thread pinned to CPU
-// (id mod #CPUs); more cores than CPUs is allowed (oversubscribed), then idle
-// cores yield their CPU instead of spinning it away from the cores that work.
+// The POSIX platform. Two execution modes behind one platform type:
+//
+// threads:   every core is a thread pinned to CPU (id mod #CPUs); caches are
+//            coherent. What users run for speed.
+// processes: every core is a forked process with really private memory, and
+//            MESH's cached memory is emulated (see memory.hpp), so a missing
+//            invalidation shows up as stale data. What makes coherence
+//            testable on a PC; invocations behave exactly as across threads
+//            (same binary, forked after set-up, so code addresses agree).
+//
+// More cores than CPUs is allowed (oversubscribed); then idle cores yield
+// their CPU instead of spinning it away from the cores that work.
 //
 // Channels: one SPSC ring per (source, destination) pair, created lazily by
 // the source on its first send and announced to the destination through a
 // lock-free list; the destination polls only rings that exist. Memory grows
-// with the pairs that talk, not with cores^2 (see channel_bytes()).
+// with the pairs that talk, not with cores^2 (see channel_bytes()). All of it
+// lives in one MAP_SHARED arena mapped before the cores start.
 #include <pthread.h>
 #include <sched.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
-#include <cstdint>
 #include <exception>
-#include <stdexcept>
-#include <string>
+#include <span>
 #include <thread>
 #include <vector>
 
-#include <taco/core_id.hpp>
-#include <tacomesh/posix/arena.hpp>
-#include <tacomesh/posix/futex.hpp>
-#include <tacomesh/posix/ring.hpp>
+#include <mesh/memory_platform.hpp>
+#include <tacomesh/posix/processes.hpp>
+#include <tacomesh/posix/shared_state.hpp>
 
 namespace tacomesh::posix {
-
-using taco::core_id;
-
-/// What an idle core does (per run).
-enum class idle_policy {
-    poll,  ///< busy polling: lowest latency, burns its CPU
-    sleep, ///< futex sleep; a sender wakes the destination only when it really sleeps
-};
-
-/// Figures about a finished run (optional, see config::report).
-struct run_report {
-    std::size_t rings = 0;         ///< channels created (pairs that talked)
-    std::size_t channel_bytes = 0; ///< shared memory used by rings and per-core records
-    std::uint64_t sleeps = 0;      ///< times a core went to sleep on its futex
-    bool oversubscribed = false;   ///< more cores than CPUs available to the process
-};
-
-struct config {
-    core_id cores = 4;
-    idle_policy idle = idle_policy::poll;
-    /// Slots per (source, destination) ring; a power of two >= 2. Each slot
-    /// is 128 bytes. Small rings are fine: full rings never lose messages.
-    std::uint32_t ring_slots = 64;
-    /// Pin core i to the (i mod n)-th CPU the process may use.
-    bool pin = true;
-    /// If set, filled in when the run ends.
-    run_report* report = nullptr;
-};
-
-namespace detail {
-
-/// What every core may touch of another core: its list of incoming rings and
-/// its sleep word. One line per core: senders write it rarely (registration),
-/// read it on every send only in sleep mode.
-struct alignas(cache_line) core_record {
-    std::atomic<ring*> incoming{nullptr};
-    std::atomic<std::uint32_t> sleeping{0}; // futex word: 1 while the core sleeps or is about to
-    std::atomic<std::uint64_t> sleeps{0};
-    std::atomic<std::uint32_t> urgent{0}; // raised by senders of urgent invocations
-};
-
-struct shared_state {
-    explicit shared_state(const config& c)
-        : cfg(c), ring_bytes(arena::round_up(ring::bytes_for(c.ring_slots), cache_line)),
-          memory(sizeof(core_record) * c.cores + std::size_t(c.cores) * c.cores * ring_bytes + 4096) {
-        records = static_cast<core_record*>(memory.allocate(sizeof(core_record) * c.cores));
-        for (core_id i = 0; i < c.cores; ++i) ::new (&records[i]) core_record{};
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        if (::sched_getaffinity(0, sizeof set, &set) == 0)
-            for (int i = 0; i < CPU_SETSIZE; ++i)
-                if (CPU_ISSET(i, &set)) cpus.push_back(i);
-        if (cpus.empty()) cpus.push_back(0);
-        oversubscribed = c.cores > cpus.size();
-    }
-    config cfg;
-    std::size_t ring_bytes;
-    arena memory;
-    core_record* records;
-    std::vector<int> cpus;
-    bool oversubscribed;
-    std::atomic<std::size_t> rings{0};
-};
-
-} // namespace detail
 
 /// One core's channels (satisfies taco::channel_endpoint).
 class endpoint {
@@ -132,7 +73,9 @@ public:
         return f.load(std::memory_order_relaxed) != 0 && f.exchange(0, std::memory_order_acquire) != 0;
     }
 
-    void pause() noexcept {
+    // A waiting core 0 learns here that a core process died (process mode).
+    void pause() {
+        if (s_.failed.load(std::memory_order_relaxed)) [[unlikely]] s_.throw_failure();
         if (s_.oversubscribed)
             ::sched_yield(); // another core on this CPU may be the one we wait for
         else
@@ -141,6 +84,7 @@ public:
 
     void idle(std::chrono::nanoseconds limit) {
         if (s_.cfg.idle == idle_policy::poll) return pause();
+        if (s_.failed.load(std::memory_order_relaxed)) [[unlikely]] s_.throw_failure();
         // Dekker-style handshake with wake(): announce the sleep, then look
         // once more. The seq_cst fences order "store sleeping; load rings"
         // here against "store message; load sleeping" in the sender, so at
@@ -154,15 +98,26 @@ public:
         }
         rec.sleeps.fetch_add(1, std::memory_order_relaxed);
         if (limit == std::chrono::nanoseconds::max()) {
-            while (rec.sleeping.load(std::memory_order_acquire) == 1) detail::futex_wait(rec.sleeping, 1, false);
+            while (rec.sleeping.load(std::memory_order_acquire) == 1) detail::futex_wait(rec.sleeping, 1, s_.processes);
         } else {
             // One bounded sleep: the runtime checks its timers and comes back.
             const auto ns = std::max<std::int64_t>(limit.count(), 0);
             const timespec ts{time_t(ns / 1'000'000'000), long(ns % 1'000'000'000)};
-            detail::futex_wait(rec.sleeping, 1, false, &ts);
+            detail::futex_wait(rec.sleeping, 1, s_.processes, &ts);
             rec.sleeping.store(0, std::memory_order_relaxed);
         }
     }
+
+    // ---- memory for MESH (mesh::memory_endpoint) ----
+    std::span<std::byte> region(mesh::memory_mode m) const noexcept { return s_.regions.region(m); }
+    std::span<std::byte> private_region() const noexcept { return s_.regions.private_region(); }
+    void* local(const void* p) const noexcept { return s_.regions.local(p, id_); }
+    void invalidate(const void* p, std::size_t n) { s_.regions.invalidate(p, n); }
+    void write_back(const void* p, std::size_t n) { s_.regions.write_back(p, n); }
+    bool coherent() const noexcept { return s_.regions.coherent(); }
+    /// Process mode: the canonical copy behind a cached address (tests only).
+    const std::byte* canonical(const void* p) const noexcept { return s_.regions.canonical(p); }
+    execution_mode mode() const noexcept { return s_.cfg.mode; }
 
 private:
     static constexpr std::size_t per_ring_budget = 32; // fairness between sources
@@ -179,13 +134,13 @@ private:
         auto& rec = s_.records[dest];
         std::atomic_thread_fence(std::memory_order_seq_cst);
         if (rec.sleeping.load(std::memory_order_relaxed) == 1 && rec.sleeping.exchange(0) == 1)
-            detail::futex_wake(rec.sleeping, false);
+            detail::futex_wake(rec.sleeping, s_.processes);
     }
 
     [[gnu::noinline]] detail::ring::producer connect(core_id dest) {
         auto* r = detail::ring::create(s_.memory.allocate(s_.ring_bytes), s_.cfg.ring_slots, id_);
         ring_link(r, s_.records[dest].incoming);
-        s_.rings.fetch_add(1, std::memory_order_relaxed);
+        s_.rings->fetch_add(1, std::memory_order_relaxed);
         return r->make_producer();
     }
     static void ring_link(detail::ring* r, std::atomic<detail::ring*>& head) noexcept {
@@ -213,31 +168,26 @@ struct platform {
                                         std::to_string(c.ring_slots));
     }
 
-    /// Run entry(endpoint, arg) on every core; core 0 runs on the calling
-    /// thread (its affinity is restored afterwards). Returns when all return.
+    /// Run entry(endpoint, arg) on every core and return when all have
+    /// returned. Core 0 runs on the calling thread (its affinity is restored
+    /// afterwards), in both modes, so main()'s effects are the caller's.
     static void launch(const config& c, void (*entry)(endpoint&, void*), void* arg) {
         validate(c);
         detail::shared_state s(c);
         cpu_set_t saved;
         const bool restore = c.pin && ::pthread_getaffinity_np(::pthread_self(), sizeof saved, &saved) == 0;
-        auto core_main = [&](core_id id) {
-            if (c.pin) pin(s, id);
-            endpoint ep(s, id);
-            entry(ep, arg);
-        };
-        std::vector<std::thread> threads;
-        threads.reserve(c.cores - 1);
-        for (core_id id = 1; id < c.cores; ++id) threads.emplace_back(core_main, id);
         std::exception_ptr error;
         try {
-            core_main(0);
+            if (s.processes)
+                detail::launch_processes<endpoint>(s, entry, arg, &pin);
+            else
+                launch_threads(s, entry, arg);
         } catch (...) {
             error = std::current_exception();
         }
-        for (auto& t : threads) t.join();
         if (restore) ::pthread_setaffinity_np(::pthread_self(), sizeof saved, &saved);
         if (c.report) {
-            c.report->rings = s.rings.load();
+            c.report->rings = s.rings->load();
             c.report->channel_bytes = s.memory.used();
             c.report->oversubscribed = s.oversubscribed;
             c.report->sleeps = 0;
@@ -246,12 +196,33 @@ struct platform {
         if (error) std::rethrow_exception(error);
     }
 
-private:
+    /// Pin the calling thread for core `id` (best effort: a failure only costs speed).
     static void pin(const detail::shared_state& s, core_id id) {
+        if (!s.cfg.pin) return;
         cpu_set_t set;
         CPU_ZERO(&set);
         CPU_SET(s.cpus[id % s.cpus.size()], &set);
-        ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set); // best effort: a failure only costs speed
+        ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set);
+    }
+
+private:
+    static void launch_threads(detail::shared_state& s, void (*entry)(endpoint&, void*), void* arg) {
+        auto core_main = [&](core_id id) {
+            pin(s, id);
+            endpoint ep(s, id);
+            entry(ep, arg);
+        };
+        std::vector<std::thread> threads;
+        threads.reserve(s.cfg.cores - 1);
+        for (core_id id = 1; id < s.cfg.cores; ++id) threads.emplace_back(core_main, id);
+        std::exception_ptr error;
+        try {
+            core_main(0);
+        } catch (...) {
+            error = std::current_exception();
+        }
+        for (auto& t : threads) t.join();
+        if (error) std::rethrow_exception(error);
     }
 };
 

@@ -1,0 +1,21 @@
+#pragma once
+// No consistency events: for memory the hardware keeps coherent (threads
+// mode, non-cached memory). On emulated cached memory (process mode) a reader
+// keeps whatever its view held: the test that proves the emulation is real.
+#include <cstdint>
+
+#include <mesh/controller.hpp>
+
+namespace mesh::controllers {
+
+struct noop {
+    static constexpr const char* name = "noop";
+    struct state {};
+    static void adopt(shared_object_view&, state&, std::uint64_t) noexcept {}
+    static void acquire_read(shared_object_view&, state&) noexcept {}
+    static void release_read(shared_object_view&, state&) noexcept {}
+    static void acquire_write(shared_object_view&, state&) noexcept {}
+    static void release_write(shared_object_view&, state&, bool) noexcept {}
+};
+
+} // namespace mesh::controllers

@@ -1,0 +1,57 @@
+#pragma once
+// The shared half of a shared object: one control block per object, in
+// non-cached shared memory (on the SCC it would sit in the on-chip SRAM, the
+// paper's "fast shared memory" for Timestamp counters), plus the type-erased
+// table of its controller's consistency events. The per-core half of the
+// controller is its `state`, at one core-private logical address.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace mesh::detail {
+
+struct control_block;
+
+/// Receives the extra ranges of a SharingAware object.
+struct range_visitor {
+    void* context;
+    void (*visit)(void* context, const void* p, std::size_t bytes);
+    void operator()(const void* p, std::size_t bytes) const { visit(context, p, bytes); }
+};
+
+/// A controller's consistency events, erased so that sharing_ptr<T> does not
+/// name its controller (the controller is chosen when the object is made,
+/// so benchmarks and applications can swap it at run time). One indirect
+/// call per event; the table sits at the same address on every core (same
+/// binary).
+struct controller_ops {
+    const char* name;
+    std::size_t state_bytes;
+    void (*adopt)(control_block&, void* state, std::uint64_t version);
+    void (*acquire_read)(control_block&, void* state);
+    void (*release_read)(control_block&, void* state);
+    void (*acquire_write)(control_block&, void* state);
+    void (*release_write)(control_block&, void* state, bool modified);
+};
+
+/// One cache line: everything a reader's acquire touches is in it.
+struct alignas(64) control_block {
+    const controller_ops* ops;
+    void* object;
+    std::size_t bytes;
+    void* state; ///< core-private logical address of the controller's per-core state
+    void (*extra_ranges)(const void* object, range_visitor); ///< SharingAware objects, else nullptr
+    void (*destroy)(void* object);
+    /// Seqlock over the object's memory: odd while a write-back copies, and
+    /// version / 2 counts the write-backs (the Timestamp controller's
+    /// generation counter, MESH paper section III.B). A reader's copy is
+    /// torn-free when it saw the same even value before and after.
+    std::atomic<std::uint64_t> version{0};
+    /// Overlapped Broadcast: writers between write-acquire and release.
+    std::atomic<std::uint32_t> writes_pending{0};
+    /// Debug builds: 1 + the core holding a writer proxy, 0 if none.
+    std::atomic<std::uint32_t> writer{0};
+};
+static_assert(sizeof(control_block) == 64);
+
+} // namespace mesh::detail

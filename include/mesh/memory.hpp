@@ -1,0 +1,159 @@
+#pragma once
+// MESH memory management (MESH paper, section III.A): allocators for shared
+// memory in each mode and for core-private memory, all at logical addresses
+// that are the same on every core. The platform reserves the address ranges
+// before the cores start (memory_platform.hpp); which parts are in use is
+// decided by one allocator on the home core, which every other core asks
+// through a TACO invocation, so no lock is shared between cores and the same
+// code runs where cores share no atomics (the SCC's off-chip memory).
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <string>
+
+#include <mesh/detail/range_allocator.hpp>
+#include <mesh/memory_platform.hpp>
+#include <taco/async.hpp>
+#include <taco/runtime.hpp>
+
+namespace mesh {
+
+/// The core whose allocator owns the logical address ranges.
+inline constexpr taco::core_id home_core = 0;
+
+/// Thrown when a region has no free block large enough.
+class out_of_memory : public std::bad_alloc {
+public:
+    explicit out_of_memory(std::string what) : what_(std::move(what)) {}
+    const char* what() const noexcept override { return what_.c_str(); }
+
+private:
+    std::string what_;
+};
+
+namespace detail {
+
+/// The running core's platform endpoint, as MESH's memory interface.
+template <class Dep = void>
+auto& memory() {
+    auto& ep = taco::detail::current_runtime<Dep>().platform_endpoint();
+    static_assert(memory_endpoint<std::remove_reference_t<decltype(ep)>>,
+                  "mesh: the bound platform's endpoint does not provide MESH's memory interface "
+                  "(mesh::memory_endpoint: region, private_region, local, invalidate, write_back, coherent)");
+    return ep;
+}
+
+/// A logical address as an invocation argument or result (raw pointers are
+/// rejected there because they usually mean core-private memory; these do not).
+struct address {
+    void* p = nullptr;
+};
+
+enum class region_kind : std::uint8_t { cached, non_cached, core_private };
+
+inline const char* region_name(region_kind k) noexcept {
+    switch (k) {
+    case region_kind::cached: return "cached shared memory";
+    case region_kind::non_cached: return "non-cached shared memory";
+    default: return "core-private memory";
+    }
+}
+
+/// The allocators, on the home core only (a taco::core_local there).
+class home_allocators {
+public:
+    home_allocators()
+        : cached_(span_of(memory().region(memory_mode::cached))),
+          non_cached_(span_of(memory().region(memory_mode::non_cached))),
+          private_(span_of(memory().private_region())) {}
+
+    range_allocator& of(region_kind k) noexcept {
+        return k == region_kind::cached ? cached_ : k == region_kind::non_cached ? non_cached_ : private_;
+    }
+
+private:
+    static range_allocator span_of(std::span<std::byte> s) { return {s.data(), s.size()}; }
+    range_allocator cached_, non_cached_, private_;
+};
+
+inline address home_allocate(region_kind k, std::size_t bytes, std::size_t align) {
+    return {taco::core_local<home_allocators>().of(k).allocate(bytes, align)};
+}
+inline bool home_deallocate(region_kind k, address a) { return taco::core_local<home_allocators>().of(k).deallocate(a.p); }
+inline std::size_t home_largest_free(region_kind k) { return taco::core_local<home_allocators>().of(k).largest_free(); }
+inline std::size_t home_bytes_in_use(region_kind k) { return taco::core_local<home_allocators>().of(k).bytes_in_use(); }
+
+/// Run f(args...) on the home core: directly there, by a sync call elsewhere.
+template <class F, class... A>
+auto at_home(F f, A... args) {
+    if (taco::this_core() == home_core) return f(args...);
+    return taco::sync(home_core, f, args...);
+}
+
+/// Shared modes map to the region the platform backs them with (POSIX
+/// backs write-through with non-cached memory).
+inline region_kind kind_of(memory_mode m) {
+    if (m == memory_mode::cached) return region_kind::cached;
+    if (m == memory_mode::non_cached) return region_kind::non_cached;
+    return memory().region(m).data() == memory().region(memory_mode::cached).data() ? region_kind::cached
+                                                                                      : region_kind::non_cached;
+}
+
+inline void* allocate_in(region_kind k, std::size_t bytes, std::size_t align) {
+    if (align == 0 || (align & (align - 1)) != 0)
+        throw std::invalid_argument("mesh::allocate: alignment must be a power of two, got " + std::to_string(align));
+    if (void* p = at_home(&home_allocate, k, bytes, align).p) return p;
+    throw out_of_memory("mesh: out of " + std::string(region_name(k)) + ": asked for " + std::to_string(bytes) +
+                        " bytes, the largest free block has " + std::to_string(at_home(&home_largest_free, k)) +
+                        " (raise the platform's reservation, e.g. tacomesh::posix::config::" +
+                        (k == region_kind::cached       ? "cached_bytes"
+                         : k == region_kind::non_cached ? "non_cached_bytes"
+                                                        : "private_bytes") +
+                        ")");
+}
+
+inline void deallocate_in(region_kind k, void* p) {
+    if (!p) return;
+    if (!at_home(&home_deallocate, k, address{p}))
+        throw std::invalid_argument("mesh::deallocate: the address was not allocated in " +
+                                    std::string(region_name(k)) + " (or was freed already)");
+}
+
+} // namespace detail
+
+/// Shared memory at the same logical address on every core, in `mode`,
+/// aligned to at least a cache line (two allocations never share a line).
+/// Must run on a TACO core. Cached memory needs a consistency controller
+/// (or explicit invalidate / write_back) to be seen by other cores.
+inline void* allocate(std::size_t bytes, memory_mode mode = memory_mode::cached, std::size_t align = 64) {
+    return detail::allocate_in(detail::kind_of(mode), bytes, align);
+}
+/// Free memory from mesh::allocate (with the same mode), from any core.
+inline void deallocate(void* p, memory_mode mode = memory_mode::cached) {
+    detail::deallocate_in(detail::kind_of(mode), p);
+}
+
+/// Core-private memory: one logical address, a separate instance on every
+/// core (reach this core's with mesh::local). Zeroed when first allocated;
+/// reused memory keeps what the previous owner left.
+inline void* allocate_private(std::size_t bytes, std::size_t align = 64) {
+    return detail::allocate_in(detail::region_kind::core_private, bytes, align);
+}
+inline void deallocate_private(void* p) { detail::deallocate_in(detail::region_kind::core_private, p); }
+
+/// The calling core's instance of a core-private logical address.
+template <class T>
+T* local(T* logical) noexcept {
+    return static_cast<T*>(detail::memory().local(logical));
+}
+
+/// Bytes allocated in a mode's region (all cores together).
+inline std::size_t bytes_in_use(memory_mode mode) { return detail::at_home(&detail::home_bytes_in_use, detail::kind_of(mode)); }
+
+/// Make this core's view of [p, p+n) match memory / memory match this
+/// core's view. What consistency controllers do; use directly only for
+/// memory outside shared objects.
+inline void invalidate(const void* p, std::size_t n) { detail::memory().invalidate(p, n); }
+inline void write_back(const void* p, std::size_t n) { detail::memory().write_back(p, n); }
+
+} // namespace mesh

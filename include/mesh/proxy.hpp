@@ -1,0 +1,146 @@
+#pragma once
+// Access proxies (MESH paper, section III.B): the only way to a shared
+// object. Making a proxy is the acquire event of the object's controller,
+// destroying it the release. A reader proxy hands out only a const object,
+// so non-const methods do not compile through it; a writer proxy hands out
+// everything.
+//
+// A writer proxy tracks whether it was used for modification: operator->
+// and operator* mark the object modified, view() does not. A writer that
+// only looked is released without write-back or broadcast ("write-back and
+// invalidation only when the object was really modified").
+//
+// Composite objects specialise their proxies (the paper's graph proxies):
+// if T declares `reader_proxy` / `writer_proxy` types constructible from a
+// sharing_ptr<T>, mesh::read / mesh::write return those. They typically
+// hold a mesh::reader<T> plus readers of the parts, so that every part is
+// acquired once per proxy rather than once per method call.
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+#include <mesh/detail/control_block.hpp>
+#include <mesh/memory.hpp>
+#include <mesh/sharing_ptr.hpp>
+#include <taco/config.hpp>
+
+namespace mesh {
+
+namespace detail {
+
+[[noreturn]] inline void second_writer(const control_block& cb, std::uint32_t holder) {
+    std::fprintf(stderr,
+                 "mesh: core %u asked for a writer proxy on the shared object at %p while core %u holds one. "
+                 "MESH allows one writer at a time (the application orders writers, e.g. through the "
+                 "core that owns the object); readers may be many.\n",
+                 unsigned(taco::this_core()), cb.object, unsigned(holder - 1));
+    std::abort();
+}
+
+} // namespace detail
+
+/// Read access to a shared object (const only), for the proxy's lifetime.
+template <class T>
+class reader {
+public:
+    explicit reader(const sharing_ptr<T>& p) : object_(p.unsafe_object()), block_(p.block()) {
+        if (!block_) throw std::invalid_argument("mesh::read: null sharing_ptr");
+        block_->ops->acquire_read(*block_, local(block_->state));
+    }
+    reader(reader&& o) noexcept : object_(o.object_), block_(std::exchange(o.block_, nullptr)) {}
+    reader(const reader&) = delete;
+    reader& operator=(const reader&) = delete;
+    ~reader() {
+        if (block_) block_->ops->release_read(*block_, local(block_->state));
+    }
+
+    const T* operator->() const noexcept { return object_; }
+    const T& operator*() const noexcept { return *object_; }
+    const T& get() const noexcept { return *object_; }
+
+private:
+    const T* object_;
+    detail::control_block* block_;
+};
+
+/// Read and write access to a shared object, for the proxy's lifetime.
+template <class T>
+class writer {
+public:
+    explicit writer(const sharing_ptr<T>& p) : object_(p.unsafe_object()), block_(p.block()) {
+        if (!block_) throw std::invalid_argument("mesh::write: null sharing_ptr");
+#if TACO_DEBUG_CHECKS
+        const std::uint32_t me = taco::this_core() + 1;
+        if (std::uint32_t holder = block_->writer.exchange(me, std::memory_order_acq_rel); holder != 0)
+            detail::second_writer(*block_, holder);
+#endif
+        block_->ops->acquire_write(*block_, local(block_->state));
+    }
+    writer(writer&& o) noexcept
+        : object_(o.object_), block_(std::exchange(o.block_, nullptr)), modified_(o.modified_) {}
+    writer(const writer&) = delete;
+    writer& operator=(const writer&) = delete;
+    ~writer() noexcept(false) {
+        if (!block_) return;
+        detail::control_block& cb = *block_;
+        block_ = nullptr;
+#if TACO_DEBUG_CHECKS
+        cb.writer.store(0, std::memory_order_release);
+#endif
+        cb.ops->release_write(cb, local(cb.state), modified_);
+    }
+
+    T* operator->() noexcept {
+        modified_ = true;
+        return object_;
+    }
+    T& operator*() noexcept {
+        modified_ = true;
+        return *object_;
+    }
+    /// Read without marking the object modified.
+    const T& view() const noexcept { return *object_; }
+    /// For changes made through pointers the proxy did not hand out.
+    void mark_modified() noexcept { modified_ = true; }
+    bool modified() const noexcept { return modified_; }
+
+private:
+    T* object_;
+    detail::control_block* block_;
+    bool modified_ = false;
+};
+
+namespace detail {
+template <class T>
+struct reader_of {
+    using type = reader<T>;
+};
+template <class T>
+    requires requires { typename T::reader_proxy; }
+struct reader_of<T> {
+    using type = typename T::reader_proxy;
+};
+template <class T>
+struct writer_of {
+    using type = writer<T>;
+};
+template <class T>
+    requires requires { typename T::writer_proxy; }
+struct writer_of<T> {
+    using type = typename T::writer_proxy;
+};
+} // namespace detail
+
+/// Acquire read access (the proxy type T chose, by default mesh::reader<T>).
+template <class T>
+typename detail::reader_of<T>::type read(const sharing_ptr<T>& p) {
+    return typename detail::reader_of<T>::type(p);
+}
+/// Acquire write access (the proxy type T chose, by default mesh::writer<T>).
+template <class T>
+typename detail::writer_of<T>::type write(const sharing_ptr<T>& p) {
+    return typename detail::writer_of<T>::type(p);
+}
+
+} // namespace mesh

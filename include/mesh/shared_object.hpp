@@ -1,0 +1,122 @@
+#pragma once
+// Making and destroying shared objects (MESH paper, section III.B: "special
+// constructors ... return a sharing pointer"). make_shared_object is a
+// collective of the calling core: it allocates the object (cached shared
+// memory), its control block (non-cached) and its controller's per-core
+// state (core-private) through the home core's allocator, constructs the
+// object in the caller's view, writes it back, and has every core adopt it
+// (refresh its view, initialise its controller state) over the broadcast
+// tree. When it returns, every core may read the object.
+#include <cstddef>
+#include <exception>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include <mesh/controller.hpp>
+#include <mesh/controllers/timestamp.hpp>
+#include <mesh/detail/control_block.hpp>
+#include <mesh/detail/core_group.hpp>
+#include <mesh/memory.hpp>
+#include <mesh/proxy.hpp>
+#include <mesh/sharing_aware.hpp>
+#include <mesh/sharing_ptr.hpp>
+
+namespace mesh {
+
+namespace detail {
+
+template <class T>
+void extra_ranges_of(const void* object, range_visitor visit) {
+    static_cast<const T*>(object)->extra_ranges(visit);
+}
+
+/// Frees what make_shared_object allocated, unless released.
+struct allocation_guard {
+    void* object = nullptr;
+    void* block = nullptr;
+    void* state = nullptr;
+    ~allocation_guard() {
+        try {
+            if (object) deallocate(object, memory_mode::cached);
+            if (block) deallocate(block, memory_mode::non_cached);
+            if (state) deallocate_private(state);
+        } catch (...) {
+            // a failure while already failing: the first error is the one to report
+        }
+    }
+};
+
+} // namespace detail
+
+/// Make a shared object T{args...} under consistency controller C (default:
+/// Timestamp, which needs no messages on the read path). Runs on any core.
+template <class T, class C = controllers::timestamp, class... Args>
+sharing_ptr<T> make_shared_object(Args&&... args) {
+    static_assert(consistency_controller<C>,
+                  "mesh::make_shared_object<T, C>: C is not a consistency controller (see mesh/controller.hpp: "
+                  "a trivially copyable `state` and static adopt/acquire_read/release_read/acquire_write/"
+                  "release_write)");
+    static_assert(!std::is_array_v<T> && !std::is_reference_v<T>,
+                  "mesh::make_shared_object: T must be an object type; for arrays, wrap them in a "
+                  "SharingAware object (mesh/sharing_aware.hpp)");
+    static_assert(alignof(T) <= detail::range_allocator::granule,
+                  "mesh::make_shared_object: T is aligned beyond a cache line, which shared memory does not provide");
+    static_assert(!std::is_base_of_v<sharing_aware<T>, T> || has_extra_ranges<T>,
+                  "mesh: a sharing_aware object must list its extra memory: add "
+                  "`template <class Visit> void extra_ranges(Visit&& visit) const` calling visit(pointer, bytes)");
+
+    detail::allocation_guard g;
+    g.object = allocate(sizeof(T), memory_mode::cached, alignof(T));
+    g.block = allocate(sizeof(detail::control_block), memory_mode::non_cached, alignof(detail::control_block));
+    g.state = allocate_private(sizeof(typename C::state) ? sizeof(typename C::state) : 1);
+
+    auto* cb = ::new (g.block) detail::control_block{};
+    cb->ops = &detail::ops_of<C>::table;
+    cb->object = g.object;
+    cb->bytes = sizeof(T);
+    cb->state = g.state;
+    cb->destroy = +[](void* p) { static_cast<T*>(p)->~T(); };
+    if constexpr (has_extra_ranges<T>) cb->extra_ranges = &detail::extra_ranges_of<T>;
+
+    detail::control_block* const outer = std::exchange(detail::constructing, cb);
+    T* object;
+    try {
+        object = ::new (g.object) T(std::forward<Args>(args)...);
+    } catch (...) {
+        detail::constructing = outer;
+        throw;
+    }
+    detail::constructing = outer;
+
+    // Publish the constructed state, then let every core adopt it.
+    shared_object_view(*cb).write_back();
+    taco::future<void> adopted;
+    taco::at_each(detail::all_cores(), taco::m2f(&detail::agent::adopt, detail::address{cb}), adopted);
+    adopted.get();
+    g.object = g.block = g.state = nullptr; // the object is alive: keep its memory
+    return sharing_ptr<T>::from(object, cb);
+}
+
+/// Destroy a shared object: runs ~T on the calling core (after refreshing
+/// its view, so the destructor sees the current state and can free extra
+/// memory it owns), then frees the object's memory. No proxy may be alive
+/// and no core may use the sharing pointer afterwards.
+template <class T>
+void destroy_shared_object(sharing_ptr<T>& p) {
+    if (!p) return;
+    detail::control_block* cb = p.block();
+    {
+        writer<T> w(p); // acquire: the current state, and the debug single-writer check
+        cb->destroy(cb->object);
+        // the writer's release would write the destroyed bytes back: skip it (not modified)
+    }
+    void* object = cb->object;
+    void* state = cb->state;
+    deallocate(object, memory_mode::cached);
+    deallocate_private(state);
+    deallocate(cb, memory_mode::non_cached);
+    p = {};
+}
+
+} // namespace mesh

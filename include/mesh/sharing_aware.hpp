@@ -1,0 +1,52 @@
+#pragma once
+// SharingAware (MESH paper, section III.C): a shared object that owns more
+// memory than its own bytes (an array, a chunk table, an observer list)
+// derives from sharing_aware<Derived> and lists those ranges:
+//
+//   template <class Visit> void extra_ranges(Visit&& visit) const {
+//       visit(data_, size_ * sizeof(double));
+//   }
+//
+// Controllers then invalidate and write back those ranges with the object,
+// under the same version check (the object is refreshed first, so the
+// ranges are read from a consistent object). The extra memory must come from
+// mesh::allocate (cached memory is what needs the care). The base also hands
+// out a sharing pointer to the object itself (self()), for objects that
+// register with others, e.g. mappings as observers of their index space;
+// it is available from the constructor on.
+#include <cstddef>
+#include <type_traits>
+
+#include <mesh/detail/control_block.hpp>
+#include <mesh/sharing_ptr.hpp>
+
+namespace mesh {
+
+namespace detail {
+// The control block of the object make_shared_object is constructing on
+// this core (objects are constructed on one core, one at a time per core).
+inline thread_local control_block* constructing = nullptr;
+} // namespace detail
+
+template <class Derived>
+class sharing_aware {
+public:
+    /// A sharing pointer to this object (valid on every core).
+    sharing_ptr<Derived> self() const noexcept {
+        return sharing_ptr<Derived>::from(static_cast<Derived*>(const_cast<sharing_aware*>(this)), block_);
+    }
+
+protected:
+    sharing_aware() noexcept : block_(detail::constructing) {}
+    sharing_aware(const sharing_aware&) noexcept : block_(detail::constructing) {}
+    sharing_aware& operator=(const sharing_aware&) noexcept { return *this; }
+
+private:
+    detail::control_block* block_;
+};
+
+/// Objects that list extra ranges for their controller.
+template <class T>
+concept has_extra_ranges = requires(const T& t, void (*visit)(const void*, std::size_t)) { t.extra_ranges(visit); };
+
+} // namespace mesh

@@ -1,0 +1,123 @@
+#pragma once
+// Process mode launcher: core 0 stays the calling thread; cores 1..n-1 are
+// forked after all shared mappings exist, so every address agrees (code,
+// channels, MESH's regions). A watcher thread in the launching process reaps
+// the core processes; when one dies (signal, non-zero exit) it records why
+// and wakes core 0, whose next wait throws core_failure, so the run unwinds
+// and taco::run reports the failure instead of hanging on a dead core.
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <tacomesh/posix/futex.hpp>
+#include <tacomesh/posix/shared_state.hpp>
+
+namespace tacomesh::posix::detail {
+
+inline std::string describe_exit(core_id id, pid_t pid, int status) {
+    std::string who = "tacomesh::posix: core " + std::to_string(id) + " (process " + std::to_string(pid) + ")";
+    if (WIFSIGNALED(status))
+        return who + " was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+               ::strsignal(WTERMSIG(status)) + "); the run was stopped";
+    return who + " exited with status " + std::to_string(WEXITSTATUS(status)) + "; the run was stopped";
+}
+
+/// Body of a forked core: never returns into the caller's code (no atexit
+/// handlers, no static destructors of the parent's copy: _exit).
+template <class Endpoint>
+[[noreturn]] void core_process(shared_state& s, core_id id, pid_t parent, void (*entry)(Endpoint&, void*), void* arg,
+                               void (*pin)(const shared_state&, core_id)) {
+    // Die with the launcher rather than spin forever if it is killed.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(0);
+    pin(s, id);
+    int status = 0;
+    try {
+        Endpoint ep(s, id);
+        entry(ep, arg);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tacomesh::posix: core %u: %s\n", unsigned(id), e.what());
+        status = 70;
+    } catch (...) {
+        std::fprintf(stderr, "tacomesh::posix: core %u: unknown exception\n", unsigned(id));
+        status = 70;
+    }
+    std::fflush(nullptr);
+    ::_exit(status);
+}
+
+template <class Endpoint>
+void launch_processes(shared_state& s, void (*entry)(Endpoint&, void*), void* arg,
+                      void (*pin)(const shared_state&, core_id)) {
+    const core_id n = s.cfg.cores;
+    std::fflush(nullptr); // buffered output would otherwise be written once per process
+    const pid_t parent = ::getpid();
+    std::vector<pid_t> pids(n, 0);
+    for (core_id id = 1; id < n; ++id) {
+        const pid_t pid = ::fork();
+        if (pid == 0) core_process<Endpoint>(s, id, parent, entry, arg, pin);
+        if (pid < 0) {
+            const int err = errno;
+            for (core_id k = 1; k < id; ++k) ::kill(pids[k], SIGKILL), ::waitpid(pids[k], nullptr, 0);
+            throw std::runtime_error("tacomesh::posix: cannot fork core " + std::to_string(id) + ": " +
+                                     std::strerror(err));
+        }
+        pids[id] = pid;
+    }
+
+    // The watcher polls with WNOHANG (a blocking wait would watch one pid at a
+    // time); 1 ms between rounds costs nothing measurable on core 0.
+    std::atomic<bool> core0_done{false};
+    std::thread watcher([&] {
+        std::size_t alive = n - 1;
+        while (alive > 0) {
+            for (core_id id = 1; id < n; ++id) {
+                if (pids[id] == 0) continue;
+                int status = 0;
+                if (::waitpid(pids[id], &status, WNOHANG) != pids[id]) continue;
+                const pid_t pid = std::exchange(pids[id], 0);
+                --alive;
+                if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+                if (!s.failed.load(std::memory_order_relaxed)) {
+                    s.failure = describe_exit(id, pid, status);
+                    s.failed.store(true, std::memory_order_release);
+                    // The other cores may wait forever for the dead one.
+                    for (core_id k = 1; k < n; ++k)
+                        if (pids[k] != 0) ::kill(pids[k], SIGKILL);
+                    // Wake core 0 if it sleeps, as a sender would.
+                    auto& rec = s.records[0];
+                    if (rec.sleeping.exchange(0) == 1) futex_wake(rec.sleeping, true);
+                }
+            }
+            if (alive > 0)
+                std::this_thread::sleep_for(core0_done.load(std::memory_order_relaxed) ? std::chrono::microseconds(100)
+                                                                                       : std::chrono::microseconds(1000));
+        }
+    });
+
+    std::exception_ptr error;
+    try {
+        Endpoint ep(s, 0);
+        entry(ep, arg);
+    } catch (...) {
+        error = std::current_exception();
+    }
+    core0_done.store(true);
+    watcher.join();
+    if (s.failed.load(std::memory_order_acquire)) throw core_failure(s.failure);
+    if (error) std::rethrow_exception(error);
+}
+
+} // namespace tacomesh::posix::detail

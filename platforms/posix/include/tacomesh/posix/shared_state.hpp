@@ -1,0 +1,130 @@
+#pragma once
+// What a POSIX run sets up before its cores start: the configuration, the
+// per-core records every core may touch, the channel arena and MESH's memory.
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <mesh/memory_platform.hpp>
+#include <taco/core_id.hpp>
+#include <tacomesh/posix/arena.hpp>
+#include <tacomesh/posix/futex.hpp>
+#include <tacomesh/posix/memory.hpp>
+#include <tacomesh/posix/ring.hpp>
+
+namespace tacomesh::posix {
+
+using taco::core_id;
+
+/// What an idle core does (per run).
+enum class idle_policy {
+    poll,  ///< busy polling: lowest latency, burns its CPU
+    sleep, ///< futex sleep; a sender wakes the destination only when it really sleeps
+};
+
+/// How cores are made (per run).
+enum class execution_mode {
+    threads,   ///< one process, a pinned thread per core, coherent memory
+    processes, ///< a forked process per core, private memory, emulated caches
+};
+
+/// A core process died (signal or non-zero exit) during a run. The launcher
+/// stops the run and throws this from taco::run instead of hanging.
+class core_failure : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Figures about a finished run (optional, see config::report).
+struct run_report {
+    std::size_t rings = 0;         ///< channels created (pairs that talked)
+    std::size_t channel_bytes = 0; ///< shared memory used by rings and per-core records
+    std::uint64_t sleeps = 0;      ///< times a core went to sleep on its futex
+    bool oversubscribed = false;   ///< more cores than CPUs available to the process
+};
+
+struct config {
+    core_id cores = 4;
+    idle_policy idle = idle_policy::poll;
+    /// Slots per (source, destination) ring; a power of two >= 2. Each slot
+    /// is 128 bytes. Small rings are fine: full rings never lose messages.
+    std::uint32_t ring_slots = 64;
+    /// Pin core i to the (i mod n)-th CPU the process may use.
+    bool pin = true;
+    /// If set, filled in when the run ends.
+    run_report* report = nullptr;
+    execution_mode mode = execution_mode::threads;
+    /// Address space reserved for MESH (only touched pages cost memory):
+    /// non-cached (and write-through) shared memory, cached shared memory,
+    /// and core-private memory per core.
+    std::size_t non_cached_bytes = std::size_t(256) << 20;
+    std::size_t cached_bytes = std::size_t(1) << 30;
+    std::size_t private_bytes = std::size_t(16) << 20;
+};
+
+namespace detail {
+
+/// What every core may touch of another core: its list of incoming rings and
+/// its sleep word. One line per core: senders write it rarely (registration),
+/// read it on every send only in sleep mode.
+struct alignas(cache_line) core_record {
+    std::atomic<ring*> incoming{nullptr};
+    std::atomic<std::uint32_t> sleeping{0}; // futex word: 1 while the core sleeps or is about to
+    std::atomic<std::uint64_t> sleeps{0};
+    std::atomic<std::uint32_t> urgent{0}; // raised by senders of urgent invocations
+};
+
+/// Everything a run sets up before its cores start. In process mode each
+/// core has its own copy of this object: what cores change together lives
+/// in the mappings it points to, never in its own fields.
+struct shared_state {
+    explicit shared_state(const config& c)
+        : cfg(c), processes(c.mode == execution_mode::processes),
+          ring_bytes(round_up(ring::bytes_for(c.ring_slots), cache_line)),
+          memory(sizeof(core_record) * c.cores + std::size_t(c.cores) * c.cores * ring_bytes + 4096),
+          regions(c.non_cached_bytes, c.cached_bytes, c.private_bytes, c.cores, processes) {
+        records = static_cast<core_record*>(memory.allocate(sizeof(core_record) * c.cores));
+        for (core_id i = 0; i < c.cores; ++i) ::new (&records[i]) core_record{};
+        rings = ::new (memory.allocate(sizeof(std::atomic<std::size_t>))) std::atomic<std::size_t>{0};
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        if (::sched_getaffinity(0, sizeof set, &set) == 0)
+            for (int i = 0; i < CPU_SETSIZE; ++i)
+                if (CPU_ISSET(i, &set)) cpus.push_back(i);
+        if (cpus.empty()) cpus.push_back(0);
+        oversubscribed = c.cores > cpus.size();
+    }
+    config cfg;
+    bool processes;
+    std::size_t ring_bytes;
+    arena memory;
+    memory_regions regions;
+    core_record* records;
+    std::atomic<std::size_t>* rings;
+    std::vector<int> cpus;
+    bool oversubscribed;
+    // Process mode, in the launching process only: set by the watcher when a
+    // core process died, read by core 0 whenever it waits.
+    std::atomic<bool> failed{false};
+    std::string failure;
+
+    [[noreturn]] void throw_failure() const {
+        std::atomic_thread_fence(std::memory_order_acquire); // pairs with the watcher's release of `failed`
+        throw core_failure(failure);
+    }
+};
+
+} // namespace detail
+
+} // namespace tacomesh::posix
