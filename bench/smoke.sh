@@ -101,6 +101,36 @@ else
     skip "run_allreduce_compare.sh" "mpi_allreduce not built or no mpirun"
 fi
 
+# MESH shared objects (bench/README.md, "Shared objects"): bench_mesh, every
+# benchmark present in both execution modes, none in error (each checks that
+# another core saw the last write), every ratio positive.
+check_mesh_json() {
+    python3 - "$1" <<'PY'
+import json, sys
+bench = json.load(open(sys.argv[1]))["benchmarks"]
+names = [b["name"] for b in bench]
+ctls = ("noop", "broadcast", "overlapped_broadcast", "timestamp")
+want = []
+for m in ("threads", "processes"):
+    want += [f"reader_acquire/{m}/{c}" for c in ctls]
+    want += [f"writer_release/{m}/{c}/bytes:{n}" for c in ctls for n in (64, 4096, 65536, 1048576)]
+    want += [f"broadcast_release/{m}/cores:{n}" for n in (2, 4, 8, 16)]
+want += [f"broadcast_overlap/processes/bytes:{n}" for n in (65536, 1048576)]
+missing = [w for w in want if not any(n == w or n.startswith(w + "/") for n in names)]
+errors = [b["name"] for b in bench if b.get("error_occurred")]
+bad = [b["name"] for b in bench if "ratio_median" in b and not b["ratio_median"] > 0]
+bad += [b["name"] for b in bench if b["name"].startswith("broadcast_overlap") and not b.get("rt_ns", 0) > 0]
+if missing or errors or bad:
+    sys.exit(f"missing {missing}, errors {errors}, bad {bad}")
+PY
+}
+bench_mesh() {
+    [[ -x $bin/bench_mesh ]] || { echo "bench_mesh not built under $build" >&2; return 2; }
+    limit "$bin/bench_mesh" --benchmark_format=json --benchmark_out="$tmp/mesh.json" \
+        --benchmark_out_format=json >/dev/null && check_mesh_json "$tmp/mesh.json"
+}
+step "bench_mesh" bench_mesh
+
 # Tasks and schedulers (bench/README.md, "Tasks and schedulers"): bench_tasks
 # (every benchmark present, none in error, every ratio positive), instr_tasks
 # in every mode, and a few modes under callgrind.

@@ -1,0 +1,437 @@
+// MESH shared-object benchmarks (Google Benchmark): what a proxy's acquire
+// and release cost, per consistency controller, in both POSIX execution
+// modes, each figure a ratio against a baseline measured in the same run in
+// alternating batches (see bench/README.md, "Shared objects").
+//
+//   reader_acquire/<mode>/<controller>
+//       a. { auto r = mesh::read(p); load r->x; } of an unmodified 64-byte
+//          object, vs a volatile load of the same field of a plain object.
+//          ratio = ours / base time; target (issue): <= 10 ns for
+//          Timestamp and Broadcast.
+//   writer_release/<mode>/<controller>/bytes:<n>
+//       b. { auto w = mesh::write(p); ++one byte; } (acquire, modify,
+//          release) of an n-byte object, n = 64 B (a plain object), 4 KB,
+//          64 KB, 1 MB (a SharingAware object whose extra array holds the n
+//          bytes), vs std::memcpy of n bytes between two warm buffers: the
+//          floor of a write-back in process mode, where it is a memcpy of
+//          the object's view into the canonical shared copy.
+//          ratio = memcpy time / release time (bandwidth ratio, higher is
+//          better); target: >= 0.7 for large objects.
+//   broadcast_release/<mode>/cores:<n>[/oversubscribed]
+//       c. one Broadcast release of a modified 64-byte object (write-back +
+//          an invalidation at_each over all n cores, waited for), n = 2, 4,
+//          8, 16, vs taco's own round trip (taco::sync to core 1 of a trivial
+//          function). n > CPUs is oversubscribed: labelled, and "/oversubscribed"
+//          in the name.
+//   broadcast_overlap/processes/bytes:<n>
+//       d. diagnostic: Timestamp, Broadcast and Overlapped releases of n-byte
+//          objects and the round trip, in rotation; how much of the
+//          broadcast is hidden behind the write-back's copy (see d. below).
+//
+// <mode> is threads (coherent memory: invalidate / write-back are fences) or
+// processes (a forked process per core, cached memory emulated: a
+// write-back / invalidation is a memcpy between the core's private view and
+// the canonical shared copy).
+//
+// Counters: base_ns / ours_ns (per operation, medians over batches),
+// ratio_median / ratio_p10 / ratio_p90 (per-pair ratios, as defined above),
+// oversubscribed; and MESH's event counts per timed operation on the writer
+// core (invalidations_per_op, write_backs_per_op, written_back_bytes_per_op,
+// broadcasts_per_op) and, for c, notifications_per_op summed over the other
+// cores (n - 1 when every core saw every broadcast). BENCH_SMOKE=1 shrinks
+// every size.
+#include <tacomesh/posix.hpp>
+#include <mesh/mesh.hpp>
+
+#include <benchmark/benchmark.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "paired.hpp"
+
+namespace {
+
+namespace posix = tacomesh::posix;
+namespace ctl = mesh::controllers;
+using bench::clock_type;
+using bench::ns_since;
+using bench::smoke;
+
+// ---- objects --------------------------------------------------------------------
+
+/// The small object: one cache line, a field to read and a byte to modify.
+struct line_object {
+    std::uint64_t x = 42;
+    std::uint8_t b0 = 0;
+    std::uint8_t pad[55]{};
+    std::uint8_t first() const { return b0; }
+};
+static_assert(sizeof(line_object) == 64);
+
+/// The large object: n bytes of extra memory, written back / invalidated
+/// with the object (SharingAware). mesh::allocate needs a TACO core: made
+/// inside taco::run.
+struct array_object : mesh::sharing_aware<array_object> {
+    std::uint8_t* data;
+    std::size_t n;
+    explicit array_object(std::size_t bytes)
+        : data(static_cast<std::uint8_t*>(mesh::allocate(bytes))), n(bytes) {
+        std::memset(data, 0, n); // every page touched before the first write-back
+    }
+    ~array_object() { mesh::deallocate(data); }
+    array_object(const array_object&) = delete;
+    array_object& operator=(const array_object&) = delete;
+    template <class V>
+    void extra_ranges(V&& visit) const {
+        visit(data, n);
+    }
+    std::uint8_t first() const { return data[0]; }
+};
+
+/// Modify one byte through the writer (operator-> marks the object modified).
+void bump(mesh::writer<line_object>& w) { ++w->b0; }
+void bump(mesh::writer<array_object>& w) { ++w->data[0]; }
+
+/// On another core: the first byte as that core reads it (the write-back and
+/// invalidation check, valid in process mode where memory is private).
+template <class T>
+std::uint8_t first_byte(mesh::sharing_ptr<T> p) {
+    auto r = mesh::read(p);
+    return r->first();
+}
+std::uint64_t notifications_here() { return mesh::events().notifications; }
+int trivial() { return 1; }
+
+// ---- helpers --------------------------------------------------------------------
+
+const char* mode_name(posix::execution_mode m) {
+    return m == posix::execution_mode::threads ? "threads" : "processes";
+}
+
+/// CPUs this process may run on (what the POSIX platform pins cores to).
+unsigned available_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    return ::sched_getaffinity(0, sizeof set, &set) == 0 ? unsigned(CPU_COUNT(&set)) : 1u;
+}
+
+/// Mean ns per operation over a batch of n, after one untimed operation.
+template <class Op>
+double time_batch(std::size_t n, Op&& op) {
+    op();
+    const auto t0 = clock_type::now();
+    for (std::size_t i = 0; i < n; ++i) op();
+    return ns_since(t0) / double(n);
+}
+
+/// Operations per batch so that one batch takes about `target_ns`.
+template <class Op>
+std::size_t calibrate(Op&& op, double target_ns) {
+    op(); // warm: pages faulted in, rings and the broadcast group made
+    std::size_t done = 0;
+    const auto t0 = clock_type::now();
+    double elapsed = 0;
+    do {
+        op();
+        ++done;
+    } while ((elapsed = ns_since(t0)) < 2 * target_ns);
+    return std::max<std::size_t>(1, std::size_t(double(done) * target_ns / elapsed));
+}
+
+/// Core 0's MESH event counts between two points, per operation.
+struct event_delta {
+    mesh::event_counts before;
+    void start() { before = mesh::events(); }
+    void report(benchmark::State& state, std::size_t ops) const {
+        const mesh::event_counts& e = mesh::events();
+        const double n = ops ? double(ops) : 1.0;
+        state.counters["invalidations_per_op"] = double(e.invalidations - before.invalidations) / n;
+        state.counters["write_backs_per_op"] = double(e.write_backs - before.write_backs) / n;
+        state.counters["written_back_bytes_per_op"] = double(e.written_back_bytes - before.written_back_bytes) / n;
+        state.counters["broadcasts_per_op"] = double(e.broadcasts - before.broadcasts) / n;
+    }
+};
+
+void label_oversubscribed(benchmark::State& state, const posix::run_report& report, unsigned cores,
+                          posix::execution_mode mode) {
+    if (report.oversubscribed)
+        state.SetLabel("oversubscribed: " + std::to_string(cores) + " cores (" + mode_name(mode) + ") on " +
+                       std::to_string(available_cpus()) + " CPUs");
+}
+
+// ---- a. reader acquire + release of an unmodified object ---------------------------
+
+constexpr double reader_target_ns = 10;
+int reader_pairs() { return smoke() ? 3 : 200; }
+double reader_batch_ns() { return smoke() ? 2e4 : 5e5; }
+
+template <class C>
+void reader_acquire(benchmark::State& state, posix::execution_mode mode) {
+    posix::run_report report;
+    const posix::config cfg{.cores = 2, .idle = posix::idle_policy::poll, .report = &report, .mode = mode};
+    bench::paired_series series;
+    std::size_t ops = 0, base_batch = 0, ours_batch = 0;
+    std::uint64_t sum = 0;
+    taco::run(cfg, [&] {
+        auto p = mesh::make_shared_object<line_object, C>();
+        line_object plain;
+        const volatile std::uint64_t* plain_x = &plain.x;
+        const auto base_op = [&] { sum += *plain_x; };
+        const auto ours_op = [&] {
+            auto r = mesh::read(p);
+            sum += *static_cast<const volatile std::uint64_t*>(&r->x);
+        };
+        base_batch = calibrate(base_op, reader_batch_ns());
+        ours_batch = calibrate(ours_op, reader_batch_ns());
+        event_delta ev;
+        ev.start();
+        for (auto _ : state)
+            series.run_pair(state, [&] { return time_batch(base_batch, base_op); },
+                            [&] { return time_batch(ours_batch, ours_op); });
+        ops = std::size_t(state.iterations()) * (ours_batch + 1); // + the untimed first of each batch
+        ev.report(state, ops);
+        mesh::destroy_shared_object(p);
+    });
+    benchmark::DoNotOptimize(sum);
+    series.report_latency(state, report.oversubscribed);
+    state.counters["target_ns"] = reader_target_ns;
+    state.counters["batch_base"] = double(base_batch);
+    state.counters["batch_ours"] = double(ours_batch);
+    if (sum == 0) bench::fail(state, "reader_acquire: the loads read nothing");
+}
+
+// ---- b. writer acquire + modify + release, vs memcpy of the same size ----------------
+
+constexpr std::size_t writer_sizes[] = {64, 4096, 65536, std::size_t(1) << 20};
+int writer_pairs() { return smoke() ? 2 : 100; }
+double writer_batch_ns() { return smoke() ? 2e4 : 5e5; }
+
+template <class C, class T, class... Args>
+void writer_release_of(benchmark::State& state, posix::execution_mode mode, std::size_t bytes, Args... args) {
+    posix::run_report report;
+    const posix::config cfg{.cores = 2, .idle = posix::idle_policy::poll, .report = &report, .mode = mode};
+    bench::paired_series series;
+    std::size_t ops = 0, base_batch = 0, ours_batch = 0;
+    std::uint8_t seen = 0, expected = 0;
+    taco::run(cfg, [&] {
+        auto p = mesh::make_shared_object<T, C>(args...);
+        auto* src = static_cast<std::uint8_t*>(std::aligned_alloc(64, bytes));
+        auto* dst = static_cast<std::uint8_t*>(std::aligned_alloc(64, bytes));
+        std::memset(src, 1, bytes);
+        std::memset(dst, 0, bytes);
+        const auto base_op = [&] {
+            std::memcpy(dst, src, bytes);
+            benchmark::ClobberMemory();
+        };
+        const auto ours_op = [&] {
+            auto w = mesh::write(p);
+            bump(w);
+        };
+        base_batch = calibrate(base_op, writer_batch_ns());
+        ours_batch = calibrate(ours_op, writer_batch_ns());
+        event_delta ev;
+        ev.start();
+        for (auto _ : state)
+            series.run_pair(state, [&] { return time_batch(base_batch, base_op); },
+                            [&] { return time_batch(ours_batch, ours_op); });
+        ops = std::size_t(state.iterations()) * (ours_batch + 1); // + the untimed first of each batch
+        ev.report(state, ops);
+        // Every release wrote the byte back: core 1 reads the last value.
+        expected = mesh::read(p)->first();
+        seen = taco::sync(taco::core_id(1), &first_byte<T>, p);
+        std::free(src);
+        std::free(dst);
+        mesh::destroy_shared_object(p);
+    });
+    series.report_rate(state, report.oversubscribed);
+    state.counters["bytes"] = double(bytes);
+    state.counters["base_gbps"] = double(bytes) / state.counters["base_ns"];
+    state.counters["ours_gbps"] = double(bytes) / state.counters["ours_ns"];
+    state.counters["target_ratio"] = 0.7;
+    state.counters["batch_base"] = double(base_batch);
+    state.counters["batch_ours"] = double(ours_batch);
+    // noop never writes back: in process mode the other core keeps its stale view.
+    const bool checkable = !std::is_same_v<C, ctl::noop> || mode == posix::execution_mode::threads;
+    if (checkable && seen != expected) bench::fail(state, "writer_release: another core did not see the last write");
+    if (!checkable) state.SetLabel("noop: no write-back at all (the proxy's floor, not a consistent object)");
+}
+
+template <class C>
+void writer_release(benchmark::State& state, posix::execution_mode mode, std::size_t bytes) {
+    if (bytes == sizeof(line_object))
+        writer_release_of<C, line_object>(state, mode, bytes);
+    else
+        writer_release_of<C, array_object>(state, mode, bytes, bytes);
+}
+
+// ---- c. one Broadcast release vs cores, vs taco's round trip ------------------------
+
+constexpr unsigned broadcast_cores[] = {2, 4, 8, 16};
+int broadcast_pairs() { return smoke() ? 2 : 100; }
+double broadcast_batch_ns() { return smoke() ? 2e4 : 5e5; }
+
+void broadcast_release(benchmark::State& state, posix::execution_mode mode, unsigned cores) {
+    posix::run_report report;
+    const posix::config cfg{
+        .cores = taco::core_id(cores), .idle = posix::idle_policy::poll, .report = &report, .mode = mode};
+    bench::paired_series series;
+    std::size_t ops = 0, base_batch = 0, ours_batch = 0, wrong = 0;
+    std::uint64_t notified = 0;
+    std::uint8_t seen = 0, expected = 0;
+    taco::run(cfg, [&] {
+        auto p = mesh::make_shared_object<line_object, ctl::broadcast>();
+        const auto base_op = [&] { wrong += taco::sync(taco::core_id(1), &trivial) != 1; };
+        const auto ours_op = [&] {
+            auto w = mesh::write(p);
+            bump(w);
+        };
+        base_batch = calibrate(base_op, broadcast_batch_ns());
+        ours_batch = calibrate(ours_op, broadcast_batch_ns());
+        std::uint64_t notified_before = 0;
+        for (unsigned k = 1; k < cores; ++k) notified_before += taco::sync(taco::core_id(k), &notifications_here);
+        event_delta ev;
+        ev.start();
+        for (auto _ : state)
+            series.run_pair(state, [&] { return time_batch(base_batch, base_op); },
+                            [&] { return time_batch(ours_batch, ours_op); });
+        ops = std::size_t(state.iterations()) * (ours_batch + 1); // + the untimed first of each batch
+        ev.report(state, ops);
+        for (unsigned k = 1; k < cores; ++k) notified += taco::sync(taco::core_id(k), &notifications_here);
+        notified -= notified_before;
+        expected = mesh::read(p)->first();
+        seen = taco::sync(taco::core_id(cores - 1), &first_byte<line_object>, p);
+        mesh::destroy_shared_object(p);
+    });
+    series.report_latency(state, report.oversubscribed);
+    state.counters["cores"] = cores;
+    state.counters["notifications_per_op"] = ops ? double(notified) / double(ops) : 0;
+    state.counters["batch_base"] = double(base_batch);
+    state.counters["batch_ours"] = double(ours_batch);
+    label_oversubscribed(state, report, cores, mode);
+    if (wrong) bench::fail(state, "broadcast_release: wrong round-trip result");
+    if (seen != expected) bench::fail(state, "broadcast_release: the last core did not see the last write");
+    if (ops && notified != std::uint64_t(cores - 1) * ops)
+        bench::fail(state, "broadcast_release: not every other core was notified of every write");
+}
+
+// ---- d. does the invalidation broadcast overlap the write-back? ---------------------
+//
+// Process mode, writer on core 0 (the root of MESH's broadcast tree), n-byte
+// SharingAware objects: four kinds of batches in rotation, as in
+// bench_collective's reduce_model: Timestamp release (the write-back alone),
+// Broadcast release, Overlapped Broadcast release, taco round trip to core 1.
+// bc_extra_ns = median over rotations of (Broadcast - Timestamp), likewise
+// ov_extra_ns; if the broadcast ran during the copy these would be ~0, if it
+// runs after it they are ~rt_ns.
+
+constexpr std::size_t overlap_sizes[] = {65536, std::size_t(1) << 20};
+int overlap_rounds() { return smoke() ? 2 : 100; }
+
+void broadcast_overlap(benchmark::State& state, std::size_t bytes) {
+    posix::run_report report;
+    const posix::config cfg{
+        .cores = 2, .idle = posix::idle_policy::poll, .report = &report, .mode = posix::execution_mode::processes};
+    enum { ts, bc, ov, rt, kinds };
+    std::vector<std::array<double, kinds>> samples;
+    std::size_t wrong = 0;
+    taco::run(cfg, [&] {
+        auto pts = mesh::make_shared_object<array_object, ctl::timestamp>(bytes);
+        auto pbc = mesh::make_shared_object<array_object, ctl::broadcast>(bytes);
+        auto pov = mesh::make_shared_object<array_object, ctl::overlapped_broadcast>(bytes);
+        const auto release = [](mesh::sharing_ptr<array_object> p) {
+            return [p] {
+                auto w = mesh::write(p);
+                bump(w);
+            };
+        };
+        const std::array<std::function<void()>, kinds> op{
+            release(pts), release(pbc), release(pov),
+            [&] { wrong += taco::sync(taco::core_id(1), &trivial) != 1; }};
+        std::array<std::size_t, kinds> batch{};
+        for (std::size_t k = 0; k < kinds; ++k) batch[k] = calibrate(op[k], writer_batch_ns());
+        for (auto _ : state) {
+            std::array<double, kinds> t{};
+            for (std::size_t k = 0; k < kinds; ++k) {
+                const std::size_t j = (k + samples.size()) % kinds;
+                t[j] = time_batch(batch[j], op[j]);
+            }
+            samples.push_back(t);
+            state.SetIterationTime(t[bc] * 1e-9);
+        }
+        for (auto* p : {&pts, &pbc, &pov}) mesh::destroy_shared_object(*p);
+    });
+    auto column = [&](auto&& f) {
+        std::vector<double> v;
+        for (const auto& s : samples) v.push_back(f(s));
+        return bench::median(v);
+    };
+    auto& c = state.counters;
+    c["bytes"] = double(bytes);
+    c["ts_ns"] = column([](const auto& s) { return s[ts]; });
+    c["bc_ns"] = column([](const auto& s) { return s[bc]; });
+    c["ov_ns"] = column([](const auto& s) { return s[ov]; });
+    c["rt_ns"] = column([](const auto& s) { return s[rt]; });
+    c["bc_extra_ns"] = column([](const auto& s) { return s[bc] - s[ts]; });
+    c["ov_extra_ns"] = column([](const auto& s) { return s[ov] - s[ts]; });
+    c["bc_extra_per_rt"] = column([](const auto& s) { return (s[bc] - s[ts]) / s[rt]; });
+    c["ov_extra_per_rt"] = column([](const auto& s) { return (s[ov] - s[ts]) / s[rt]; });
+    c["oversubscribed"] = report.oversubscribed;
+    if (wrong) bench::fail(state, "broadcast_overlap: wrong round-trip result");
+}
+
+// ---- registration ---------------------------------------------------------------------
+
+constexpr posix::execution_mode modes[] = {posix::execution_mode::threads, posix::execution_mode::processes};
+
+template <class C>
+void register_controller(posix::execution_mode mode) {
+    const std::string m = mode_name(mode);
+    benchmark::RegisterBenchmark(("reader_acquire/" + m + "/" + C::name).c_str(), reader_acquire<C>, mode)
+        ->Iterations(reader_pairs())
+        ->UseManualTime()
+        ->Unit(benchmark::kNanosecond);
+    for (std::size_t bytes : writer_sizes)
+        benchmark::RegisterBenchmark(
+            ("writer_release/" + m + "/" + C::name + "/bytes:" + std::to_string(bytes)).c_str(),
+            writer_release<C>, mode, bytes)
+            ->Iterations(writer_pairs())
+            ->UseManualTime()
+            ->Unit(benchmark::kNanosecond);
+}
+
+void register_all() {
+    for (auto mode : modes) {
+        register_controller<ctl::noop>(mode);
+        register_controller<ctl::broadcast>(mode);
+        register_controller<ctl::overlapped_broadcast>(mode);
+        register_controller<ctl::timestamp>(mode);
+    }
+    for (auto mode : modes)
+        for (unsigned n : broadcast_cores) {
+            std::string name = std::string("broadcast_release/") + mode_name(mode) + "/cores:" + std::to_string(n);
+            if (n > available_cpus()) name += "/oversubscribed";
+            benchmark::RegisterBenchmark(name.c_str(), broadcast_release, mode, n)
+                ->Iterations(broadcast_pairs())
+                ->UseManualTime()
+                ->Unit(benchmark::kNanosecond);
+        }
+    for (std::size_t bytes : overlap_sizes)
+        benchmark::RegisterBenchmark(("broadcast_overlap/processes/bytes:" + std::to_string(bytes)).c_str(),
+                                     broadcast_overlap, bytes)
+            ->Iterations(overlap_rounds())
+            ->UseManualTime()
+            ->Unit(benchmark::kNanosecond);
+}
+
+} // namespace
+
+int main(int argc, char** argv) { return bench::run_main(argc, argv, &register_all, "bench_mesh"); }
