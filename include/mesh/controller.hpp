@@ -48,10 +48,9 @@ public:
         const std::uint64_t odd = cb_.version.fetch_add(1, std::memory_order_relaxed) + 1;
         std::atomic_thread_fence(std::memory_order_release); // odd is visible before any copied byte
         during();
-        auto& mem = detail::memory();
         std::size_t bytes = 0;
         for_each_range([&](const void* p, std::size_t n) {
-            mem.write_back(p, n);
+            detail::write_back_range(p, n);
             bytes += n;
         });
         cb_.version.store(odd + 1, std::memory_order_release);
@@ -80,7 +79,7 @@ public:
     bool write_pending() const noexcept { return cb_.writes_pending.load(std::memory_order_acquire) != 0; }
 
     /// Whether the platform's hardware keeps cached memory coherent.
-    static bool coherent() { return detail::memory().coherent(); }
+    static bool coherent() { return detail::coherent_memory(); }
 
     template <class F>
     void for_each_range(F&& f) const {
@@ -111,18 +110,17 @@ namespace detail {
 // Seqlock reader (see control_block::version). The object is copied first
 // and checked, so the extra ranges are read from a consistent object.
 inline std::uint64_t agent::invalidate_object(control_block& cb) {
-    auto& mem = memory();
     shared_object_view view(cb);
     std::size_t bytes = 0;
     for (;;) {
         const std::uint64_t before = cb.version.load(std::memory_order_acquire);
         if (before & 1) {
-            mem.pause(); // a write-back is copying: it takes a memcpy, not a message
+            pause_core(); // a write-back is copying: it takes a memcpy, not a message
             continue;
         }
         bytes = 0;
         view.for_each_range([&](const void* p, std::size_t n) {
-            mem.invalidate(p, n);
+            invalidate_range(p, n);
             bytes += n;
         });
         std::atomic_thread_fence(std::memory_order_acquire); // the copies happen before the re-check

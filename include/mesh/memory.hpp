@@ -9,7 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <span>
 #include <string>
+#include <type_traits>
 
 #include <mesh/detail/range_allocator.hpp>
 #include <mesh/memory_platform.hpp>
@@ -43,6 +45,40 @@ auto& memory() {
     return ep;
 }
 
+// MESH reaches the platform only through these. Templates with declared
+// (not deduced) return types, so that their bodies, which need the bound
+// platform, are instantiated at the end of the translation unit: MESH's
+// headers may then be included before the platform's.
+template <class Dep = void>
+std::span<std::byte> region_of(memory_mode m) {
+    return memory<Dep>().region(m);
+}
+template <class Dep = void>
+std::span<std::byte> private_region_of() {
+    return memory<Dep>().private_region();
+}
+template <class Dep = void>
+void* local_of(const void* p) {
+    return memory<Dep>().local(p);
+}
+template <class Dep = void>
+void invalidate_range(const void* p, std::size_t n) {
+    memory<Dep>().invalidate(p, n);
+}
+template <class Dep = void>
+void write_back_range(const void* p, std::size_t n) {
+    memory<Dep>().write_back(p, n);
+}
+template <class Dep = void>
+bool coherent_memory() {
+    return memory<Dep>().coherent();
+}
+/// A short wait that lets other cores on this CPU run (oversubscribed).
+template <class Dep = void>
+void pause_core() {
+    memory<Dep>().pause();
+}
+
 /// A logical address as an invocation argument or result (raw pointers are
 /// rejected there because they usually mean core-private memory; these do not).
 struct address {
@@ -63,9 +99,9 @@ inline const char* region_name(region_kind k) noexcept {
 class home_allocators {
 public:
     home_allocators()
-        : cached_(span_of(memory().region(memory_mode::cached))),
-          non_cached_(span_of(memory().region(memory_mode::non_cached))),
-          private_(span_of(memory().private_region())) {}
+        : cached_(span_of(region_of(memory_mode::cached))),
+          non_cached_(span_of(region_of(memory_mode::non_cached))),
+          private_(span_of(private_region_of())) {}
 
     range_allocator& of(region_kind k) noexcept {
         return k == region_kind::cached ? cached_ : k == region_kind::non_cached ? non_cached_ : private_;
@@ -85,7 +121,7 @@ inline std::size_t home_bytes_in_use(region_kind k) { return taco::core_local<ho
 
 /// Run f(args...) on the home core: directly there, by a sync call elsewhere.
 template <class F, class... A>
-auto at_home(F f, A... args) {
+std::invoke_result_t<F, A...> at_home(F f, A... args) {
     if (taco::this_core() == home_core) return f(args...);
     return taco::sync(home_core, f, args...);
 }
@@ -95,8 +131,8 @@ auto at_home(F f, A... args) {
 inline region_kind kind_of(memory_mode m) {
     if (m == memory_mode::cached) return region_kind::cached;
     if (m == memory_mode::non_cached) return region_kind::non_cached;
-    return memory().region(m).data() == memory().region(memory_mode::cached).data() ? region_kind::cached
-                                                                                      : region_kind::non_cached;
+    return region_of(m).data() == region_of(memory_mode::cached).data() ? region_kind::cached
+                                                                        : region_kind::non_cached;
 }
 
 inline void* allocate_in(region_kind k, std::size_t bytes, std::size_t align) {
@@ -144,7 +180,7 @@ inline void deallocate_private(void* p) { detail::deallocate_in(detail::region_k
 /// The calling core's instance of a core-private logical address.
 template <class T>
 T* local(T* logical) noexcept {
-    return static_cast<T*>(detail::memory().local(logical));
+    return static_cast<T*>(detail::local_of(logical));
 }
 
 /// Bytes allocated in a mode's region (all cores together).
@@ -153,7 +189,7 @@ inline std::size_t bytes_in_use(memory_mode mode) { return detail::at_home(&deta
 /// Make this core's view of [p, p+n) match memory / memory match this
 /// core's view. What consistency controllers do; use directly only for
 /// memory outside shared objects.
-inline void invalidate(const void* p, std::size_t n) { detail::memory().invalidate(p, n); }
-inline void write_back(const void* p, std::size_t n) { detail::memory().write_back(p, n); }
+inline void invalidate(const void* p, std::size_t n) { detail::invalidate_range(p, n); }
+inline void write_back(const void* p, std::size_t n) { detail::write_back_range(p, n); }
 
 } // namespace mesh

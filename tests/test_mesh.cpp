@@ -1,0 +1,474 @@
+// MESH shared objects: each consistency controller against the process mode,
+// where memory is really private per core, so a missing invalidation is a
+// stale read; and against threads mode, where every controller must pass.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "test_support.hpp" // the platform first: it binds itself, then brings in taco and mesh
+
+namespace {
+
+using tacomesh::posix::config;
+using tacomesh::posix::execution_mode;
+namespace ctl = mesh::controllers;
+
+config cores(taco::core_id n, execution_mode m) { return {.cores = n, .mode = m}; }
+
+struct cell {
+    long v = 1;
+    void set(long x) { v = x; }
+    long get() const { return v; }
+};
+
+long read_cell(mesh::sharing_ptr<cell> p) { return mesh::read(p)->get(); }
+void write_cell(mesh::sharing_ptr<cell> p, long x) { mesh::write(p)->set(x); }
+mesh::event_counts events_here() { return mesh::events(); }
+
+/// The stale-read experiment: core 1 caches the object, core 2 writes it,
+/// core 1 acquires again. Returns what core 1 read before and after.
+template <class C>
+std::pair<long, long> before_after(execution_mode m) {
+    std::pair<long, long> r;
+    taco::run(cores(3, m), [&] {
+        auto p = mesh::make_shared_object<cell, C>();
+        r.first = taco::sync(1, &read_cell, p); // core 1's view now holds the object
+        taco::sync(2, &write_cell, p, 42L);
+        r.second = taco::sync(1, &read_cell, p);
+        CHECK(std::string(p.controller()) == C::name);
+        mesh::destroy_shared_object(p);
+    });
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("noop on emulated cached memory: a reader really sees the stale value", "[mesh][processes]") {
+    const auto [before, after] = before_after<ctl::noop>(execution_mode::processes);
+    CHECK(before == 1);
+    CHECK(after == 1); // core 2's write never reached core 1: the emulation is real
+}
+
+TEMPLATE_TEST_CASE("controllers: a reader acquiring after a remote write sees the new value", "[mesh][processes]",
+                   ctl::broadcast, ctl::overlapped_broadcast, ctl::timestamp) {
+    const auto [before, after] = before_after<TestType>(execution_mode::processes);
+    CHECK(before == 1);
+    CHECK(after == 42);
+}
+
+TEMPLATE_TEST_CASE("threads mode (coherent): every controller sees the new value", "[mesh]", ctl::noop, ctl::broadcast,
+                   ctl::overlapped_broadcast, ctl::timestamp) {
+    const auto [before, after] = before_after<TestType>(execution_mode::threads);
+    CHECK(before == 1);
+    CHECK(after == 42);
+}
+
+// ---- message-passing litmus: data object, then flag object -----------------
+
+namespace {
+
+struct litmus_result {
+    long weak = 0, reads = 0;
+};
+
+template <class C>
+void litmus_writer(mesh::sharing_ptr<cell> data, mesh::sharing_ptr<cell> flag, long rounds, std::uint64_t seed) {
+    for (long i = 1; i <= rounds; ++i) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        mesh::write(data)->set(i);
+        if ((seed & 7) == 0) test::spin_for(long(seed >> 54));
+        mesh::write(flag)->set(i);
+        taco::poll(); // broadcast controllers need this core to serve other cores' broadcasts too
+    }
+}
+
+template <class C>
+litmus_result litmus_reader(mesh::sharing_ptr<cell> data, mesh::sharing_ptr<cell> flag, long rounds, std::uint64_t seed) {
+    litmus_result r;
+    for (long f = 0; f < rounds;) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        f = mesh::read(flag)->get();
+        if ((seed & 7) == 0) test::spin_for(long(seed >> 55));
+        const long d = mesh::read(data)->get();
+        r.weak += d < f; // saw the flag of round f but data older than round f
+        ++r.reads;
+        // Serve the writer's invalidation broadcasts; then give the CPU away:
+        // with more cores than CPUs a spinning reader would starve the writer.
+        if (taco::poll() == 0) std::this_thread::yield();
+    }
+    return r;
+}
+
+template <class C>
+litmus_result litmus(execution_mode m, taco::core_id n) {
+    litmus_result total;
+    const long rounds = test::scaled(3000);
+    taco::run(cores(n, m), [&] {
+        auto data = mesh::make_shared_object<cell, C>(0L);
+        auto flag = mesh::make_shared_object<cell, C>(0L);
+        std::vector<taco::future<litmus_result>> readers(n - 2);
+        for (taco::core_id c = 2; c < n; ++c)
+            taco::async(c, taco::m2f(&litmus_reader<C>, data, flag, rounds, std::uint64_t(c) * 0x9E3779B97F4A7C15ull),
+                        readers[c - 2]);
+        taco::sync(1, &litmus_writer<C>, data, flag, rounds, std::uint64_t(0x2545F4914F6CDD1Dull));
+        for (auto& f : readers) {
+            const auto r = f.get();
+            total.weak += r.weak;
+            total.reads += r.reads;
+        }
+        mesh::destroy_shared_object(data);
+        mesh::destroy_shared_object(flag);
+    });
+    return total;
+}
+
+} // namespace
+
+TEMPLATE_TEST_CASE("message-passing litmus: no weak outcome with any controller", "[mesh][processes][litmus]",
+                   ctl::broadcast, ctl::overlapped_broadcast, ctl::timestamp) {
+    SECTION("process mode, 1 reader") {
+        const auto r = litmus<TestType>(execution_mode::processes, 3);
+        CHECK(r.reads > 0);
+        CHECK(r.weak == 0);
+    }
+    SECTION("process mode, 4 readers (oversubscribed)") {
+        const auto r = litmus<TestType>(execution_mode::processes, 6);
+        CHECK(r.weak == 0);
+    }
+    SECTION("threads mode") {
+        const auto r = litmus<TestType>(execution_mode::threads, 3);
+        CHECK(r.weak == 0);
+    }
+}
+
+namespace {
+/// A broken Timestamp that skips every other refresh this core owes (over
+/// all objects): the litmus test must count weak outcomes for it, or it
+/// proves nothing.
+inline thread_local std::uint64_t refreshes_owed = 0;
+struct forgetful_timestamp {
+    static constexpr const char* name = "forgetful_timestamp";
+    struct state {
+        std::uint64_t seen;
+    };
+    static void adopt(mesh::shared_object_view&, state& s, std::uint64_t v) { s.seen = v; }
+    static void acquire_read(mesh::shared_object_view& v, state& s) {
+        if (v.version() != s.seen && ++refreshes_owed % 2 == 0) s.seen = v.invalidate();
+    }
+    static void release_read(mesh::shared_object_view&, state&) {}
+    static void acquire_write(mesh::shared_object_view& v, state& s) {
+        if (v.version() != s.seen) s.seen = v.invalidate();
+    }
+    static void release_write(mesh::shared_object_view& v, state& s, bool modified) {
+        if (modified) s.seen = v.write_back();
+    }
+};
+static_assert(mesh::consistency_controller<forgetful_timestamp>);
+} // namespace
+
+TEST_CASE("the litmus test counts weak outcomes of a controller that skips refreshes", "[mesh][processes][litmus]") {
+    const auto r = litmus<forgetful_timestamp>(execution_mode::processes, 3);
+    CHECK(r.weak > 0);
+}
+
+// ---- invariant objects under concurrent write/release cycles ----------------
+
+namespace {
+
+/// Every element equal: a torn copy (half old, half new) breaks it.
+struct invariant {
+    std::array<long, 512> v{}; // 4 KB: a copy takes long enough to be caught mid-way
+    void fill(long x) { v.fill(x); }
+    bool intact() const {
+        for (long x : v)
+            if (x != v[0]) return false;
+        return true;
+    }
+    long value() const { return v[0]; }
+};
+
+void keep_writing(mesh::sharing_ptr<invariant> p, long rounds) {
+    for (long i = 1; i <= rounds; ++i) {
+        mesh::write(p)->fill(i);
+        taco::poll();
+    }
+}
+
+litmus_result keep_reading(mesh::sharing_ptr<invariant> p, long rounds) {
+    litmus_result r;
+    for (long last = 0; last < rounds;) {
+        auto rd = mesh::read(p);
+        r.weak += !rd->intact();
+        r.weak += rd->value() < last; // never backwards either
+        last = rd->value();
+        ++r.reads;
+        if (taco::poll() == 0) std::this_thread::yield();
+    }
+    return r;
+}
+
+} // namespace
+
+TEMPLATE_TEST_CASE("invariant objects read during write/release cycles: never torn", "[mesh][processes]",
+                   ctl::broadcast, ctl::overlapped_broadcast, ctl::timestamp) {
+    const long rounds = test::scaled(2000);
+    litmus_result total;
+    taco::run(cores(4, execution_mode::processes), [&] {
+        auto p = mesh::make_shared_object<invariant, TestType>();
+        taco::future<litmus_result> a, b;
+        taco::async(2, taco::m2f(&keep_reading, p, rounds), a);
+        taco::async(3, taco::m2f(&keep_reading, p, rounds), b);
+        taco::sync(1, &keep_writing, p, rounds);
+        total = a.get();
+        const auto rb = b.get();
+        total.weak += rb.weak, total.reads += rb.reads;
+        mesh::destroy_shared_object(p);
+    });
+    CHECK(total.reads >= 2);
+    CHECK(total.weak == 0);
+}
+
+// ---- event counts ---------------------------------------------------------
+
+namespace {
+long read_n_times(mesh::sharing_ptr<cell> p, long n) {
+    long s = 0;
+    for (long i = 0; i < n; ++i) s += mesh::read(p)->get();
+    return s;
+}
+void look_through_writer(mesh::sharing_ptr<cell> p) {
+    auto w = mesh::write(p);
+    CHECK(w.view().get() >= 0); // reading through a writer does not mark it modified
+    CHECK(!w.modified());
+}
+} // namespace
+
+TEST_CASE("Timestamp: no invalidation while the generation is unchanged", "[mesh][events]") {
+    for (auto m : {execution_mode::processes, execution_mode::threads}) {
+        taco::run(cores(3, m), [] {
+            auto p = mesh::make_shared_object<cell, ctl::timestamp>(5L);
+            const auto before = taco::sync(1, &events_here);
+            CHECK(taco::sync(1, &read_n_times, p, 100L) == 500);
+            CHECK(taco::sync(1, &events_here).invalidations == before.invalidations);
+            taco::sync(2, &write_cell, p, 6L);
+            CHECK(taco::sync(1, &read_n_times, p, 100L) == 600);
+            CHECK(taco::sync(1, &events_here).invalidations == before.invalidations + 1); // once, not 100 times
+            mesh::destroy_shared_object(p);
+        });
+    }
+}
+
+TEMPLATE_TEST_CASE("a writer proxy that only looked writes nothing back and broadcasts nothing", "[mesh][events]",
+                   ctl::broadcast, ctl::timestamp, ctl::noop) {
+    taco::run(cores(3, execution_mode::processes), [] {
+        auto p = mesh::make_shared_object<cell, TestType>(5L);
+        const auto before = taco::sync(1, &events_here);
+        const auto other = taco::sync(2, &events_here);
+        taco::sync(1, &look_through_writer, p);
+        const auto after = taco::sync(1, &events_here);
+        CHECK(after.write_backs == before.write_backs);
+        CHECK(after.broadcasts == before.broadcasts);
+        CHECK(taco::sync(2, &events_here).notifications == other.notifications);
+        // ... and a writer that modified does write back (the check above can fail).
+        taco::sync(1, &write_cell, p, 9L);
+        CHECK(taco::sync(1, &events_here).write_backs == before.write_backs + (std::is_same_v<TestType, ctl::noop> ? 0u : 1u));
+        mesh::destroy_shared_object(p);
+    });
+}
+
+TEST_CASE("Overlapped Broadcast notifies other cores at write-acquire, Broadcast only at release", "[mesh][events]") {
+    auto notifications_on_1 = [] { return taco::sync(1, &events_here).notifications; };
+    taco::run(cores(3, execution_mode::processes), [&] {
+        auto ov = mesh::make_shared_object<cell, ctl::overlapped_broadcast>(1L);
+        auto bc = mesh::make_shared_object<cell, ctl::broadcast>(1L);
+        {
+            const auto n0 = notifications_on_1();
+            auto w = mesh::write(ov);
+            // The broadcast is under way while we hold the writer: wait for core 1 to get it.
+            auto n = n0;
+            for (int i = 0; i < 100000 && n == n0; ++i) n = notifications_on_1();
+            CHECK(n == n0 + 1);
+            w->set(2);
+        }
+        {
+            const auto n0 = notifications_on_1();
+            auto w = mesh::write(bc);
+            w->set(2);
+            for (int i = 0; i < 200; ++i) CHECK(notifications_on_1() == n0); // nothing before release
+        }
+        CHECK(taco::sync(1, &read_cell, ov) == 2);
+        CHECK(taco::sync(1, &read_cell, bc) == 2);
+        mesh::destroy_shared_object(ov);
+        mesh::destroy_shared_object(bc);
+    });
+}
+
+// ---- SharingAware ------------------------------------------------------------
+
+namespace {
+
+/// A shared array: the object holds a pointer to memory it allocated itself.
+struct shared_vector : mesh::sharing_aware<shared_vector> {
+    long* data;
+    std::size_t n;
+    mesh::sharing_ptr<shared_vector> me;
+
+    explicit shared_vector(std::size_t size)
+        : data(static_cast<long*>(mesh::allocate(size * sizeof(long)))), n(size), me(self()) {
+        for (std::size_t i = 0; i < n; ++i) data[i] = long(i);
+    }
+    ~shared_vector() { mesh::deallocate(data); }
+    template <class Visit>
+    void extra_ranges(Visit&& visit) const {
+        visit(data, n * sizeof(long));
+    }
+    long sum() const {
+        long s = 0;
+        for (std::size_t i = 0; i < n; ++i) s += data[i];
+        return s;
+    }
+    void add_to_all(long d) {
+        for (std::size_t i = 0; i < n; ++i) data[i] += d;
+    }
+};
+
+long vector_sum(mesh::sharing_ptr<shared_vector> p) { return mesh::read(p)->sum(); }
+void vector_add(mesh::sharing_ptr<shared_vector> p, long d) { mesh::write(p)->add_to_all(d); }
+
+} // namespace
+
+TEMPLATE_TEST_CASE("SharingAware: an object's extra array is refreshed and written back with it",
+                   "[mesh][processes][sharing_aware]", ctl::broadcast, ctl::overlapped_broadcast, ctl::timestamp) {
+    const long n = 10000;
+    taco::run(cores(3, execution_mode::processes), [] {
+        auto p = mesh::make_shared_object<shared_vector, TestType>(std::size_t(n));
+        CHECK(mesh::read(p)->me == p); // self() from the constructor on
+        CHECK(taco::sync(1, &vector_sum, p) == n * (n - 1) / 2);
+        taco::sync(2, &vector_add, p, 3L); // the array changes, the object's own bytes do not
+        CHECK(taco::sync(1, &vector_sum, p) == n * (n - 1) / 2 + 3 * n);
+        CHECK(mesh::read(p)->sum() == n * (n - 1) / 2 + 3 * n);
+        mesh::destroy_shared_object(p);
+    });
+}
+
+TEST_CASE("without SharingAware the extra array would be stale (the test above can fail)", "[mesh][processes]") {
+    // Same array, but the controller is not told about it.
+    struct hidden {
+        long* data;
+        long first() const { return data[0]; }
+    };
+    static_assert(!mesh::has_extra_ranges<hidden>);
+    taco::run(cores(2, execution_mode::processes), [] {
+        auto* arr = static_cast<long*>(mesh::allocate(sizeof(long)));
+        *arr = 1;
+        mesh::write_back(arr, sizeof(long));
+        auto p = mesh::make_shared_object<hidden, ctl::timestamp>(hidden{arr});
+        // Core 1 caches the array once by hand.
+        taco::sync(1, +[](mesh::detail::address a) { mesh::invalidate(a.p, sizeof(long)); }, mesh::detail::address{arr});
+        CHECK(taco::sync(1, +[](mesh::sharing_ptr<hidden> h) { return mesh::read(h)->first(); }, p) == 1);
+        {
+            auto w = mesh::write(p);
+            w->data[0] = 2;
+        }
+        CHECK(taco::sync(1, +[](mesh::sharing_ptr<hidden> h) { return mesh::read(h)->first(); }, p) == 1);
+        mesh::destroy_shared_object(p);
+        mesh::deallocate(arr);
+    });
+}
+
+// ---- composite proxies -------------------------------------------------------
+
+namespace {
+
+/// A composite in the style of the paper's graph: parts are shared objects
+/// of their own; the reader proxy acquires all of them once.
+struct pair_of_cells {
+    mesh::sharing_ptr<cell> left, right;
+
+    class reader_proxy {
+    public:
+        explicit reader_proxy(const mesh::sharing_ptr<pair_of_cells>& p)
+            : self_(p), left_(self_->left), right_(self_->right) {}
+        long sum() const { return left_->get() + right_->get(); }
+
+    private:
+        mesh::reader<pair_of_cells> self_;
+        mesh::reader<cell> left_, right_;
+    };
+};
+
+long composite_sum(mesh::sharing_ptr<pair_of_cells> p) {
+    const auto before = mesh::events().invalidations;
+    auto r = mesh::read(p); // one acquire per part, however many calls follow
+    long s = 0;
+    for (int i = 0; i < 10; ++i) s += r.sum();
+    CHECK(mesh::events().invalidations - before <= 3);
+    return s / 10;
+}
+
+} // namespace
+
+TEST_CASE("composite objects: a specialised reader proxy acquires every part once", "[mesh][processes]") {
+    taco::run(cores(3, execution_mode::processes), [] {
+        auto l = mesh::make_shared_object<cell>(2L);
+        auto r = mesh::make_shared_object<cell>(3L);
+        auto both = mesh::make_shared_object<pair_of_cells>(pair_of_cells{l, r});
+        static_assert(std::is_same_v<decltype(mesh::read(both)), pair_of_cells::reader_proxy>);
+        CHECK(taco::sync(1, &composite_sum, both) == 5);
+        taco::sync(2, &write_cell, r, 30L);
+        CHECK(taco::sync(1, &composite_sum, both) == 32);
+        mesh::destroy_shared_object(both);
+        mesh::destroy_shared_object(l);
+        mesh::destroy_shared_object(r);
+    });
+}
+
+// ---- misuse -------------------------------------------------------------------
+
+namespace {
+void hold_writer_and_ask_core_1(mesh::sharing_ptr<cell> p) {
+    auto w = mesh::write(p);
+    taco::sync(1, &write_cell, p, 3L); // a second, concurrent writer
+}
+} // namespace
+
+TEST_CASE("two concurrent writers abort with a clear message (debug checks)", "[mesh][misuse]") {
+    SECTION("threads mode: the program aborts") {
+        const auto r = test::run_in_child([] {
+            taco::run(cores(2, execution_mode::threads), [] {
+                auto p = mesh::make_shared_object<cell, ctl::timestamp>();
+                hold_writer_and_ask_core_1(p);
+            });
+        });
+        CHECK(r.aborted);
+        CHECK_THAT(r.err, Catch::Contains("while core 0 holds one") && Catch::Contains("one writer at a time"));
+    }
+    SECTION("process mode: the writer's core dies, the launcher reports it") {
+        const auto r = test::run_in_child([] {
+            try {
+                taco::run(cores(2, execution_mode::processes), [] {
+                    auto p = mesh::make_shared_object<cell, ctl::broadcast>();
+                    hold_writer_and_ask_core_1(p);
+                });
+            } catch (const tacomesh::posix::core_failure& e) {
+                std::fprintf(stderr, "launcher: %s\n", e.what());
+                std::abort();
+            }
+        });
+        CHECK(r.aborted);
+        CHECK_THAT(r.err, Catch::Contains("core 1 asked for a writer proxy") &&
+                              Catch::Contains("launcher: tacomesh::posix: core 1") && Catch::Contains("signal 6"));
+    }
+}
+
+TEST_CASE("null sharing pointers are rejected by the proxies", "[mesh][misuse]") {
+    taco::run(cores(1, execution_mode::threads), [] {
+        mesh::sharing_ptr<cell> none;
+        CHECK_THROWS_WITH(mesh::read(none), Catch::Contains("null sharing_ptr"));
+        CHECK_THROWS_WITH(mesh::write(none), Catch::Contains("null sharing_ptr"));
+    });
+}
