@@ -157,7 +157,8 @@ struct forgetful_timestamp {
     };
     static void adopt(mesh::shared_object_view&, state& s, std::uint64_t v) { s.seen = v; }
     static void acquire_read(mesh::shared_object_view& v, state& s) {
-        if (v.version() != s.seen && ++refreshes_owed % 2 == 0) s.seen = v.invalidate();
+        // Skip pseudo-randomly (a fixed pattern could line up with the litmus loop).
+        if (v.version() != s.seen && ((++refreshes_owed * 0x9E3779B97F4A7C15ull) >> 63) != 0) s.seen = v.invalidate();
     }
     static void release_read(mesh::shared_object_view&, state&) {}
     static void acquire_write(mesh::shared_object_view& v, state& s) {
@@ -171,8 +172,10 @@ static_assert(mesh::consistency_controller<forgetful_timestamp>);
 } // namespace
 
 TEST_CASE("the litmus test counts weak outcomes of a controller that skips refreshes", "[mesh][processes][litmus]") {
-    const auto r = litmus<forgetful_timestamp>(execution_mode::processes, 3);
-    CHECK(r.weak > 0);
+    long weak = 0;
+    for (int attempt = 0; attempt < 5 && weak == 0; ++attempt) // a quick writer may leave the reader few chances
+        weak += litmus<forgetful_timestamp>(execution_mode::processes, 3).weak;
+    CHECK(weak > 0);
 }
 
 // ---- invariant objects under concurrent write/release cycles ----------------

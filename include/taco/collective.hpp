@@ -213,6 +213,18 @@ struct collective_ops {
     }
 };
 
+/// Start a collective at the group's root: inline when the root is on this
+/// core. A message to ourselves would wait in our own channel until we next
+/// poll, and the caller typically has other work first (MESH's Broadcast
+/// copies its write-back while the broadcast should already be travelling).
+template <class T, class Step, class... A>
+void start_at_root(global_ptr<group_node<T>> root, Step step, A&&... args) {
+    if (root.core() == this_core())
+        step(*root.get(), std::forward<A>(args)...);
+    else
+        async(root, step, std::forward<A>(args)...);
+}
+
 template <class T, class Call>
 constexpr void check_group_call() {
     static_assert(Call::template applies_to<T>,
@@ -226,7 +238,7 @@ constexpr void check_group_call() {
 template <class T, class F, class... A>
 void at_each(group<T> g, const bound_call<F, A...>& call) {
     detail::check_group_call<T, bound_call<F, A...>>();
-    async(g.root, &detail::collective_ops<T>::template at_each<bound_call<F, A...>>, call);
+    detail::start_at_root(g.root, &detail::collective_ops<T>::template at_each<bound_call<F, A...>>, call);
 }
 template <class T, class M, class... A>
     requires(!is_bound_call_v<std::remove_cvref_t<M>>)
@@ -243,8 +255,8 @@ void at_each(group<T> g, const bound_call<F, A...>& call, C&& done) {
     auto cont = detail::make_continuation<void>(done);
     using sink = detail::final_sink<decltype(cont), true>;
     // Completion = a reduction of "unit" values: results are discarded.
-    async(g.root, &detail::collective_ops<T>::template reduce<Call, detail::unit_combiner, sink, true>,
-          call, detail::unit_combiner{}, sink{cont});
+    detail::start_at_root(g.root, &detail::collective_ops<T>::template reduce<Call, detail::unit_combiner, sink, true>,
+                          call, detail::unit_combiner{}, sink{cont});
 }
 
 /// Reduce the members' results with `comb` up the tree; the root hands the
@@ -260,7 +272,7 @@ void reduce(group<T> g, const bound_call<F, A...>& call, Comb comb, C&& cont) {
     if constexpr (combiner<Comb, R>) { // only our static_assert when it is not: no cascade of errors
         auto c = detail::make_continuation<R>(cont);
         using sink = detail::final_sink<decltype(c), false>;
-        async(g.root, &detail::collective_ops<T>::template reduce<Call, Comb, sink>, call, comb, sink{c});
+        detail::start_at_root(g.root, &detail::collective_ops<T>::template reduce<Call, Comb, sink>, call, comb, sink{c});
     }
 }
 
@@ -272,7 +284,7 @@ void gather(group<T> g, const bound_call<F, A...>& call, detail::method_continua
     detail::check_group_call<T, Call>();
     detail::check_invocation_argument<detail::result_of<T, Call>>();
     using sink = detail::ranked_method_sink<detail::method_continuation<U, M>>;
-    async(g.root, &detail::collective_ops<T>::template gather<Call, sink>, call, sink{cont});
+    detail::start_at_root(g.root, &detail::collective_ops<T>::template gather<Call, sink>, call, sink{cont});
 }
 
 /// Gather into `out` (on the calling core, out.size() == group size):
@@ -292,7 +304,7 @@ void gather(group<T> g, const bound_call<F, A...>& call, std::span<R> out, futur
     done.arm();
     *h = helper{out.data(), g.size, &done, std::nullopt};
     detail::helper_link<std::remove_const_t<R>> link{this_core(), 0, h, &helper::entry};
-    async(g.root, &detail::collective_ops<T>::template gather<Call, detail::helper_link<R>>, call, link);
+    detail::start_at_root(g.root, &detail::collective_ops<T>::template gather<Call, detail::helper_link<R>>, call, link);
 }
 
 } // namespace taco
