@@ -9,6 +9,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <taco/async.hpp>
@@ -32,14 +33,30 @@ struct group_node {
     void ready() const {}
 };
 
+/// The nodes living on this core: those of groups still alive when the run
+/// ends are freed with the core (a group handle is not an owner, and
+/// libraries such as MESH keep groups for the whole run).
+template <class T>
+struct node_registry {
+    std::unordered_set<group_node<T>*> live;
+    node_registry() = default;
+    node_registry(const node_registry&) = delete;
+    ~node_registry() {
+        for (auto* n : live) delete n;
+    }
+};
+
 template <class T>
 global_ptr<group_node<T>> create_node(global_ptr<T> member, std::uint32_t rank, std::uint32_t size) {
-    return global_ptr<group_node<T>>::local(new group_node<T>{member.get(), rank, size, {}});
+    auto* n = new group_node<T>{member.get(), rank, size, {}};
+    core_local<node_registry<T>>().live.insert(n);
+    return global_ptr<group_node<T>>::local(n);
 }
 
 template <class T>
 void destroy_subtree(global_ptr<group_node<T>> node) {
     for (auto c : node->children) async(c.core(), &destroy_subtree<T>, c);
+    core_local<node_registry<T>>().live.erase(node.get());
     delete node.get();
 }
 
