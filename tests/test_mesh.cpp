@@ -139,10 +139,10 @@ TEMPLATE_TEST_CASE("message-passing litmus: no weak outcome with any controller"
         const auto r = litmus<TestType>(execution_mode::processes, 6);
         CHECK(r.weak == 0);
     }
-    SECTION("threads mode") {
-        const auto r = litmus<TestType>(execution_mode::threads, 3);
-        CHECK(r.weak == 0);
-    }
+    // Not in threads mode: there the reader would read the very bytes the
+    // writer is writing (coherent memory has no private views), a data race
+    // whatever the controller does. MESH isolates readers from a concurrent
+    // writer only where each core has its own view (README, "MESH").
 }
 
 namespace {

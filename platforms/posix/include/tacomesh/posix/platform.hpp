@@ -75,7 +75,7 @@ public:
 
     // A waiting core 0 learns here that a core process died (process mode).
     void pause() {
-        if (s_.failed.load(std::memory_order_relaxed)) [[unlikely]] s_.throw_failure();
+        if (s_.failed.load(std::memory_order_acquire)) [[unlikely]] s_.throw_failure();
         if (s_.oversubscribed)
             ::sched_yield(); // another core on this CPU may be the one we wait for
         else
@@ -84,7 +84,7 @@ public:
 
     void idle(std::chrono::nanoseconds limit) {
         if (s_.cfg.idle == idle_policy::poll) return pause();
-        if (s_.failed.load(std::memory_order_relaxed)) [[unlikely]] s_.throw_failure();
+        if (s_.failed.load(std::memory_order_acquire)) [[unlikely]] s_.throw_failure();
         // Dekker-style handshake with wake(): announce the sleep, then look
         // once more. The seq_cst fences order "store sleeping; load rings"
         // here against "store message; load sleeping" in the sender, so at

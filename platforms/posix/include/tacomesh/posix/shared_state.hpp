@@ -119,10 +119,8 @@ struct shared_state {
     std::atomic<bool> failed{false};
     std::string failure;
 
-    [[noreturn]] void throw_failure() const {
-        std::atomic_thread_fence(std::memory_order_acquire); // pairs with the watcher's release of `failed`
-        throw core_failure(failure);
-    }
+    /// After an acquire load of `failed` saw true (the watcher's release store).
+    [[noreturn]] void throw_failure() const { throw core_failure(failure); }
 };
 
 } // namespace detail
