@@ -46,13 +46,14 @@ class reader {
 public:
     explicit reader(const sharing_ptr<T>& p) : object_(p.unsafe_object()), block_(p.block()) {
         if (!block_) throw std::invalid_argument("mesh::read: null sharing_ptr");
-        block_->ops->acquire_read(*block_, local(block_->state));
+        state_ = local(block_->state);
+        block_->ops->acquire_read(*block_, state_);
     }
-    reader(reader&& o) noexcept : object_(o.object_), block_(std::exchange(o.block_, nullptr)) {}
+    reader(reader&& o) noexcept : object_(o.object_), block_(std::exchange(o.block_, nullptr)), state_(o.state_) {}
     reader(const reader&) = delete;
     reader& operator=(const reader&) = delete;
     ~reader() {
-        if (block_) block_->ops->release_read(*block_, local(block_->state));
+        if (block_) block_->ops->release_read(*block_, state_);
     }
 
     const T* operator->() const noexcept { return object_; }
@@ -62,6 +63,7 @@ public:
 private:
     const T* object_;
     detail::control_block* block_;
+    void* state_; // this core's controller state: looked up once per proxy
 };
 
 /// Read and write access to a shared object, for the proxy's lifetime.
@@ -75,10 +77,11 @@ public:
         if (std::uint32_t holder = block_->writer.exchange(me, std::memory_order_acq_rel); holder != 0)
             detail::second_writer(*block_, holder);
 #endif
-        block_->ops->acquire_write(*block_, local(block_->state));
+        state_ = local(block_->state);
+        block_->ops->acquire_write(*block_, state_);
     }
     writer(writer&& o) noexcept
-        : object_(o.object_), block_(std::exchange(o.block_, nullptr)), modified_(o.modified_) {}
+        : object_(o.object_), block_(std::exchange(o.block_, nullptr)), state_(o.state_), modified_(o.modified_) {}
     writer(const writer&) = delete;
     writer& operator=(const writer&) = delete;
     ~writer() noexcept(false) {
@@ -88,7 +91,7 @@ public:
 #if TACO_DEBUG_CHECKS
         cb.writer.store(0, std::memory_order_release);
 #endif
-        cb.ops->release_write(cb, local(cb.state), modified_);
+        cb.ops->release_write(cb, state_, modified_);
     }
 
     T* operator->() noexcept {
@@ -108,6 +111,7 @@ public:
 private:
     T* object_;
     detail::control_block* block_;
+    void* state_;
     bool modified_ = false;
 };
 
