@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
     std::printf("channels created: %zu, shared channel memory: %zu bytes%s\n", report.rings, report.channel_bytes,
                 report.oversubscribed ? " (oversubscribed: more cores than CPUs)" : "");
 
-    // 6. The same cores as processes: memory is really private, so a shared
+    // 7. The same cores as processes: memory is really private, so a shared
     //    object needs its consistency controller to be seen fresh.
     cfg.mode = tacomesh::posix::execution_mode::processes;
     taco::run(cfg, [&] {
