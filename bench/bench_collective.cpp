@@ -102,22 +102,6 @@ double time_batch(std::size_t n, Op&& op, double expected, std::size_t& wrong) {
     return ns_since(t0) / double(n);
 }
 
-/// Operations per batch so that one batch takes about `target_ns`: the
-/// reduces of (b) range from ~0.3 us (2 cores) to ~0.4 ms (64 threads
-/// sharing 2 CPUs), so one fixed count would be either too short to time or
-/// minutes long.
-template <class Op>
-std::size_t calibrate(Op&& op, double target_ns) {
-    op(); // warm: helpers pooled, rings created
-    std::size_t done = 0;
-    const auto t0 = clock_type::now();
-    double elapsed = 0;
-    do {
-        op();
-        ++done;
-    } while ((elapsed = ns_since(t0)) < 2 * target_ns);
-    return std::max<std::size_t>(1, std::size_t(double(done) * target_ns / elapsed));
-}
 
 // ---- trees ----------------------------------------------------------------------
 
@@ -185,8 +169,8 @@ void reduce_scaling(benchmark::State& state, shape s, std::uint32_t n) {
         const auto g = taco::make_group(members, s.topo);
         const auto rt = [&] { return round_trip(members[1]); };
         const auto red = [&] { return reduce_once(g); };
-        rt_batch = calibrate(rt, scaling_batch_ns() / 2);
-        reduce_batch = calibrate(red, scaling_batch_ns() / 2);
+        rt_batch = bench::calibrate(rt, scaling_batch_ns() / 2);
+        reduce_batch = bench::calibrate(red, scaling_batch_ns() / 2);
         const auto base = [&] { return time_batch(rt_batch, rt, 2.0, wrong); };
         const auto ours = [&] { return time_batch(reduce_batch, red, expected_sum(n), wrong); };
         for (auto _ : state) series.run_pair(state, base, ours);

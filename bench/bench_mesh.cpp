@@ -133,20 +133,6 @@ double time_batch(std::size_t n, Op&& op) {
     return ns_since(t0) / double(n);
 }
 
-/// Operations per batch so that one batch takes about `target_ns`.
-template <class Op>
-std::size_t calibrate(Op&& op, double target_ns) {
-    op(); // warm: pages faulted in, rings and the broadcast group made
-    std::size_t done = 0;
-    const auto t0 = clock_type::now();
-    double elapsed = 0;
-    do {
-        op();
-        ++done;
-    } while ((elapsed = ns_since(t0)) < 2 * target_ns);
-    return std::max<std::size_t>(1, std::size_t(double(done) * target_ns / elapsed));
-}
-
 /// Core 0's MESH event counts between two points, per operation.
 struct event_delta {
     mesh::event_counts before;
@@ -160,6 +146,21 @@ struct event_delta {
         state.counters["broadcasts_per_op"] = double(e.broadcasts - before.broadcasts) / n;
     }
 };
+
+/// Run the alternating (baseline, ours) batch pairs and report core 0's
+/// event counts per operation; returns the operations run.
+template <class Base, class Ours>
+std::size_t run_paired(benchmark::State& state, bench::paired_series& series, Base& base_op, std::size_t base_batch,
+                       Ours& ours_op, std::size_t ours_batch) {
+    event_delta ev;
+    ev.start();
+    for (auto _ : state)
+        series.run_pair(state, [&] { return time_batch(base_batch, base_op); },
+                        [&] { return time_batch(ours_batch, ours_op); });
+    const std::size_t ops = std::size_t(state.iterations()) * (ours_batch + 1); // + the untimed first of each batch
+    ev.report(state, ops);
+    return ops;
+}
 
 void label_oversubscribed(benchmark::State& state, const posix::run_report& report, unsigned cores,
                           posix::execution_mode mode) {
@@ -190,15 +191,9 @@ void reader_acquire(benchmark::State& state, posix::execution_mode mode) {
             auto r = mesh::read(p);
             sum += *static_cast<const volatile std::uint64_t*>(&r->x);
         };
-        base_batch = calibrate(base_op, reader_batch_ns());
-        ours_batch = calibrate(ours_op, reader_batch_ns());
-        event_delta ev;
-        ev.start();
-        for (auto _ : state)
-            series.run_pair(state, [&] { return time_batch(base_batch, base_op); },
-                            [&] { return time_batch(ours_batch, ours_op); });
-        ops = std::size_t(state.iterations()) * (ours_batch + 1); // + the untimed first of each batch
-        ev.report(state, ops);
+        base_batch = bench::calibrate(base_op, reader_batch_ns());
+        ours_batch = bench::calibrate(ours_op, reader_batch_ns());
+        ops = run_paired(state, series, base_op, base_batch, ours_op, ours_batch);
         mesh::destroy_shared_object(p);
     });
     benchmark::DoNotOptimize(sum);
@@ -236,15 +231,9 @@ void writer_release_of(benchmark::State& state, posix::execution_mode mode, std:
             auto w = mesh::write(p);
             bump(w);
         };
-        base_batch = calibrate(base_op, writer_batch_ns());
-        ours_batch = calibrate(ours_op, writer_batch_ns());
-        event_delta ev;
-        ev.start();
-        for (auto _ : state)
-            series.run_pair(state, [&] { return time_batch(base_batch, base_op); },
-                            [&] { return time_batch(ours_batch, ours_op); });
-        ops = std::size_t(state.iterations()) * (ours_batch + 1); // + the untimed first of each batch
-        ev.report(state, ops);
+        base_batch = bench::calibrate(base_op, writer_batch_ns());
+        ours_batch = bench::calibrate(ours_op, writer_batch_ns());
+        ops = run_paired(state, series, base_op, base_batch, ours_op, ours_batch);
         // Every release wrote the byte back: core 1 reads the last value.
         expected = mesh::read(p)->first();
         seen = taco::sync(taco::core_id(1), &first_byte<T>, p);
@@ -294,17 +283,11 @@ void broadcast_release(benchmark::State& state, posix::execution_mode mode, unsi
             auto w = mesh::write(p);
             bump(w);
         };
-        base_batch = calibrate(base_op, broadcast_batch_ns());
-        ours_batch = calibrate(ours_op, broadcast_batch_ns());
-        std::uint64_t notified_before = 0;
+        base_batch = bench::calibrate(base_op, broadcast_batch_ns());
+        ours_batch = bench::calibrate(ours_op, broadcast_batch_ns());
+        std::uint64_t notified_before = 0; // after calibration, which notifies too
         for (unsigned k = 1; k < cores; ++k) notified_before += taco::sync(taco::core_id(k), &notifications_here);
-        event_delta ev;
-        ev.start();
-        for (auto _ : state)
-            series.run_pair(state, [&] { return time_batch(base_batch, base_op); },
-                            [&] { return time_batch(ours_batch, ours_op); });
-        ops = std::size_t(state.iterations()) * (ours_batch + 1); // + the untimed first of each batch
-        ev.report(state, ops);
+        ops = run_paired(state, series, base_op, base_batch, ours_op, ours_batch);
         for (unsigned k = 1; k < cores; ++k) notified += taco::sync(taco::core_id(k), &notifications_here);
         notified -= notified_before;
         expected = mesh::read(p)->first();
@@ -357,7 +340,7 @@ void broadcast_overlap(benchmark::State& state, std::size_t bytes) {
             release(pts), release(pbc), release(pov),
             [&] { wrong += taco::sync(taco::core_id(1), &trivial) != 1; }};
         std::array<std::size_t, kinds> batch{};
-        for (std::size_t k = 0; k < kinds; ++k) batch[k] = calibrate(op[k], writer_batch_ns());
+        for (std::size_t k = 0; k < kinds; ++k) batch[k] = bench::calibrate(op[k], writer_batch_ns());
         for (auto _ : state) {
             std::array<double, kinds> t{};
             for (std::size_t k = 0; k < kinds; ++k) {

@@ -35,6 +35,23 @@ inline double median(std::vector<double> v) {
     const std::size_t m = v.size() / 2;
     return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
+/// Operations per batch so that one batch takes about `target_ns` (after
+/// one warm-up operation: pools filled, rings and groups made, pages
+/// faulted in). Batch sizes differ by orders of magnitude between sizes and
+/// core counts, so one fixed count would be too short to time or minutes long.
+template <class Op>
+std::size_t calibrate(Op&& op, double target_ns) {
+    op();
+    std::size_t done = 0;
+    const auto t0 = clock_type::now();
+    double elapsed = 0;
+    do {
+        op();
+        ++done;
+    } while ((elapsed = ns_since(t0)) < 2 * target_ns);
+    return std::max<std::size_t>(1, std::size_t(double(done) * target_ns / elapsed));
+}
+
 inline double quantile(std::vector<double> v, double q) {
     if (v.empty()) return 0;
     std::sort(v.begin(), v.end());

@@ -69,7 +69,7 @@ sharing_ptr<T> make_shared_object(Args&&... args) {
     detail::allocation_guard g;
     g.object = allocate(sizeof(T), memory_mode::cached, alignof(T));
     g.block = allocate(sizeof(detail::control_block), memory_mode::non_cached, alignof(detail::control_block));
-    g.state = allocate_private(sizeof(typename C::state) ? sizeof(typename C::state) : 1);
+    g.state = allocate_private(sizeof(typename C::state));
 
     auto* cb = ::new (g.block) detail::control_block{};
     cb->ops = &detail::ops_of<C>::table;
