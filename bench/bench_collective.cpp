@@ -63,13 +63,13 @@ double expected_sum(std::uint32_t n) { return double(n) * (n + 1) / 2; }
 /// Member r on core r.
 members_t one_member_per_core(std::uint32_t n) {
     members_t m;
-    for (std::uint32_t r = 0; r < n; ++r) m.push_back(taco::new_on<member>(taco::core_id(r), double(r + 1)));
+    for (std::uint32_t r = 0; r < n; ++r) m.push_back(taco::new_on<member>(taco::core_id(r), double(r + 1)).get());
     return m;
 }
 /// n members, all on `core` (ranks still hold 1..n).
 members_t members_on_core(taco::core_id core, std::uint32_t n) {
     members_t m;
-    for (std::uint32_t r = 0; r < n; ++r) m.push_back(taco::new_on<member>(core, double(r + 1)));
+    for (std::uint32_t r = 0; r < n; ++r) m.push_back(taco::new_on<member>(core, double(r + 1)).get());
     return m;
 }
 void destroy(const members_t& m) {

@@ -84,7 +84,7 @@ void polling_round_trip(benchmark::State& state) {
     const posix::config cfg{.cores = 2, .idle = posix::idle_policy::poll, .report = &report};
     paired_series series;
     taco::run(cfg, [&] {
-        const auto t = taco::new_on<target>(1);
+        const auto t = taco::new_on<target>(1).get();
         const auto rings = std::make_unique<bench::ring_pair>();
         const auto base = [&] {
             start_on_core1<bench::ring_pair>(rings.get(), [](bench::ring_pair* r, std::size_t n) { r->echo(n); },
@@ -121,7 +121,7 @@ void one_way_rate(benchmark::State& state) {
     paired_series series;
     std::uint64_t deferred = 0, sent = 0;
     taco::run(cfg, [&] {
-        const auto t = taco::new_on<target>(1);
+        const auto t = taco::new_on<target>(1).get();
         const auto rings = std::make_unique<bench::ring_pair>();
         const auto base = [&] {
             start_on_core1<bench::ring_pair>(rings.get(), [](bench::ring_pair* r, std::size_t n) { r->drain(n); },
@@ -169,7 +169,7 @@ void sleeping_round_trip(benchmark::State& state) {
     paired_series series;
     std::uint64_t taco_trips = 0;
     taco::run(cfg, [&] {
-        const auto t = taco::new_on<target>(1);
+        const auto t = taco::new_on<target>(1).get();
         const auto futexes = std::make_unique<bench::futex_pair>();
         const auto base = [&] {
             start_on_core1<bench::futex_pair>(futexes.get(),

@@ -456,7 +456,7 @@ void sync_round_trip(benchmark::State& state, waiter w) {
     posix::run_report report;
     paired_series series;
     taco::run(posix::config{.cores = 2, .idle = posix::idle_policy::poll, .report = &report}, [&] {
-        const auto t = taco::new_on<target>(1);
+        const auto t = taco::new_on<target>(1).get();
         const auto base = [&] { return main_sync_batch(t, sz.batch); };
         const auto ours = [&] {
             const std::uint64_t before = taco::sync(t, +[](target& x) { return x.n; });

@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
     std::uint64_t result = 0;
     taco::run(tacomesh::posix::config{.cores = 1}, [&] {
         target obj;
-        const auto gp = taco::global_ptr<target>::local(&obj);
+        const auto gp = taco::to_global(&obj);
         if (mode == "async") {
             for (std::uint64_t done = 0; done < k;) {
                 const std::uint64_t end = std::min(k, done + burst);

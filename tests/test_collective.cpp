@@ -39,7 +39,7 @@ struct member {
 std::vector<taco::global_ptr<member>> make_members(std::uint32_t n) {
     std::vector<taco::global_ptr<member>> m;
     for (std::uint32_t r = 0; r < n; ++r) {
-        m.push_back(taco::new_on<member>(r % taco::core_count()));
+        m.push_back(taco::new_on<member>(r % taco::core_count()).get());
         taco::sync(m.back(), &member::set_rank, r);
     }
     return m;
@@ -91,7 +91,7 @@ TEST_CASE("collectives: every topology, group sizes 1..64, members spread over 1
                 // gather through a continuation: put(rank, value) once per member
                 rank_sink sink;
                 sink.seen.assign(n, 0);
-                taco::gather(g, taco::m2f(&member::my_rank), taco::then(taco::global_ptr<rank_sink>::local(&sink), &rank_sink::put));
+                taco::gather(g, taco::m2f(&member::my_rank), taco::then(taco::to_global(&sink), &rank_sink::put));
                 taco::wait_until([&] { return sink.count == long(n); });
                 for (int s : sink.seen) failures += s != 1;
                 failures += sink.bad;
@@ -111,7 +111,7 @@ TEST_CASE("collectives: one member per core on 64 cores (oversubscribed), every 
     taco::run(tacomesh::posix::config{.cores = n}, [&] {
         std::vector<taco::global_ptr<member>> members;
         for (taco::core_id c = 0; c < n; ++c) {
-            members.push_back(taco::new_on<member>(c));
+            members.push_back(taco::new_on<member>(c).get());
             taco::sync(members.back(), &member::set_rank, std::uint32_t(c));
         }
         for (auto shape : all_shapes) {
@@ -166,7 +166,7 @@ TEST_CASE("collectives: a non-commutative combiner sees the values in rank order
             std::vector<taco::global_ptr<letter>> members;
             sequence expected{0, 1};
             for (std::uint32_t r = 0; r < n; ++r) {
-                members.push_back(taco::new_on<letter>((r * 3) % taco::core_count()));
+                members.push_back(taco::new_on<letter>((r * 3) % taco::core_count()).get());
                 taco::sync(members.back(), &letter::set_rank, r);
                 expected = concat{}(expected, sequence{r + 1u, 1000003u});
             }
@@ -200,7 +200,7 @@ TEST_CASE("collectives: at_each started from inside another collective", "[colle
     long total = 0;
     taco::run(tacomesh::posix::config{.cores = 4}, [&] {
         std::vector<taco::global_ptr<nester>> members;
-        for (taco::core_id c = 0; c < 8; ++c) members.push_back(taco::new_on<nester>(c % 4));
+        for (taco::core_id c = 0; c < 8; ++c) members.push_back(taco::new_on<nester>(c % 4).get());
         auto g = taco::make_group(members, taco::topology::binomial());
         taco::future<void> done;
         taco::at_each(g, taco::m2f(&nester::start_inner, g), done); // each member starts an at_each on g
@@ -252,8 +252,8 @@ TEST_CASE("collectives: bad groups and arguments give clear errors", "[collectiv
     taco::run(tacomesh::posix::config{.cores = 2}, [&] {
         std::vector<taco::global_ptr<member>> none;
         REQUIRE_THROWS_WITH(taco::make_group(none), Catch::Contains("at least one member"));
-        auto a = taco::new_on<member>(1);
-        std::vector<taco::global_ptr<member>> twice{a, taco::new_on<member>(0), a};
+        auto a = taco::new_on<member>(1).get();
+        std::vector<taco::global_ptr<member>> twice{a, taco::new_on<member>(0).get(), a};
         REQUIRE_THROWS_WITH(taco::make_group(twice), Catch::Contains("member 0 and member 2"));
         std::vector<taco::global_ptr<member>> with_null{a, {}};
         REQUIRE_THROWS_WITH(taco::make_group(with_null), Catch::Contains("member 1 is null"));
@@ -296,7 +296,7 @@ TEST_CASE("collectives: a custom struct combiner (best move) picks the right mem
     taco::run(tacomesh::posix::config{.cores = 4}, [&] {
         std::vector<taco::global_ptr<partition>> members;
         for (std::uint32_t r = 0; r < 20; ++r) {
-            members.push_back(taco::new_on<partition>(r % 4));
+            members.push_back(taco::new_on<partition>(r % 4).get());
             taco::sync(members.back(), &partition::set_rank, r);
         }
         auto g = taco::make_group(members, taco::topology::kary(3));

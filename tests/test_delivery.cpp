@@ -59,8 +59,8 @@ TEST_CASE("delivery: >= 10 million invocations, 8 cores on 2 CPUs, tiny rings: e
     taco::run(tacomesh::posix::config{.cores = n, .ring_slots = 2, .report = &report}, [&] {
         completion done;
         g_sinks.clear();
-        for (taco::core_id c = 0; c < n; ++c) g_sinks.push_back(taco::new_on<sink>(c));
-        for (auto s : g_sinks) taco::sync(s, &sink::expect, per_pair * n, taco::global_ptr<completion>::local(&done));
+        for (taco::core_id c = 0; c < n; ++c) g_sinks.push_back(taco::new_on<sink>(c).get());
+        for (auto s : g_sinks) taco::sync(s, &sink::expect, per_pair * n, taco::to_global(&done));
         for (taco::core_id c = 1; c < n; ++c) taco::async(c, &blast, per_pair);
         blast(per_pair);
         taco::wait_until([&] { return done.arrived == long(n); });
@@ -103,8 +103,8 @@ TEST_CASE("delivery: two cores flooding each other with requests that reply neit
     std::uint64_t pongs0 = 0, pongs1 = 0, errors = 0, deferred = 0;
     taco::run(tacomesh::posix::config{.cores = 2, .ring_slots = 2}, [&] {
         peer p0;
-        auto a = taco::global_ptr<peer>::local(&p0);
-        auto b = taco::new_on<peer>(1);
+        auto a = taco::to_global(&p0);
+        auto b = taco::new_on<peer>(1).get();
         p0.other = b;
         taco::sync(b.core(), +[](taco::global_ptr<peer> me, taco::global_ptr<peer> o) { me->other = o; }, b, a);
         taco::async(b, &peer::flood, k, b); // both flood at once
@@ -141,7 +141,7 @@ TEST_CASE("delivery: in order per source with several sources into one core", "[
     std::uint64_t bad = 1, total = 0;
     taco::run(tacomesh::posix::config{.cores = n, .ring_slots = 4}, [&] {
         ordered_log log;
-        auto target = taco::global_ptr<ordered_log>::local(&log);
+        auto target = taco::to_global(&log);
         auto send_all = +[](taco::global_ptr<ordered_log> t, std::uint64_t count) {
             for (std::uint64_t i = 0; i < count; ++i) taco::async(t, &ordered_log::put, taco::this_core(), i);
         };

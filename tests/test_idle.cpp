@@ -18,8 +18,8 @@ TEST_CASE("sleeping cores are woken by invocations", "[idle]") {
     tacomesh::posix::run_report report;
     long sum = 0;
     taco::run(tacomesh::posix::config{.cores = 3, .idle = tacomesh::posix::idle_policy::sleep, .report = &report}, [&] {
-        auto e1 = taco::new_on<echo>(1);
-        auto e2 = taco::new_on<echo>(2);
+        auto e1 = taco::new_on<echo>(1).get();
+        auto e2 = taco::new_on<echo>(2).get();
         for (long i = 0; i < 20; ++i) {
             std::this_thread::sleep_for(std::chrono::milliseconds(2)); // let the others fall asleep
             sum += taco::sync(i % 2 ? e1 : e2, &echo::ping, i);
@@ -35,7 +35,7 @@ TEST_CASE("sleeping policy: many round trips and cross traffic, no lost wake-up"
     const long n = test::scaled(100'000);
     long hits = 0;
     taco::run(tacomesh::posix::config{.cores = 4, .idle = tacomesh::posix::idle_policy::sleep, .ring_slots = 4}, [&] {
-        auto e = taco::new_on<echo>(1);
+        auto e = taco::new_on<echo>(1).get();
         // cores 2 and 3 stream fire-and-forget invocations at core 1 meanwhile
         auto stream = +[](taco::global_ptr<echo> t, long k) {
             for (long i = 0; i < k; ++i) taco::async(t, &echo::ping, i);

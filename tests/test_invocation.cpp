@@ -45,7 +45,7 @@ TEST_CASE("async is fire-and-forget and in order, call returns a future, sync wa
     int calls = 0;
     bool ready_before = true;
     taco::run(cores(2), [&] {
-        auto acc = taco::new_on<account>(1);
+        auto acc = taco::new_on<account>(1).get();
         for (int i = 1; i <= 100; ++i) taco::async(acc, &account::deposit, long(i));
         auto f = taco::call(acc, &account::get);
         ready_before = f.ready(); // cannot be ready: the result needs a message back
@@ -65,8 +65,8 @@ TEST_CASE("continuations: to a future, to a method on a third core, void results
     taco::core_id cont_core = taco::no_core;
     int void_hits = 0;
     taco::run(cores(3), [&] {
-        auto acc = taco::new_on<account>(1);
-        auto col = taco::new_on<collector>(2);
+        auto acc = taco::new_on<account>(1).get();
+        auto col = taco::new_on<collector>(2).get();
         taco::async(acc, &account::deposit, 7L);
         taco::future<long> f;
         taco::async(acc, taco::m2f(&account::get), f);
@@ -95,7 +95,7 @@ TEST_CASE("an exception in a remote method rethrows from future::get as remote_e
     bool failed = false;
     long after = -1;
     taco::run(cores(2), [&] {
-        auto acc = taco::new_on<account>(1);
+        auto acc = taco::new_on<account>(1).get();
         taco::async(acc, &account::deposit, 10L);
         auto f = taco::call(acc, &account::withdraw, 50L);
         f.wait();
@@ -147,7 +147,7 @@ TEST_CASE("an exception in a fire-and-forget invocation reaches the uncaught-err
         ++g_uncaught;
     });
     taco::run(cores(2), [&] {
-        auto acc = taco::new_on<account>(1);
+        auto acc = taco::new_on<account>(1).get();
         taco::async(acc, &account::withdraw, 1L);
         taco::sync(acc, &account::get); // ordered after the failing call
         taco::delete_on(acc);
@@ -174,9 +174,9 @@ TEST_CASE("nested and mutual sync calls do not deadlock", "[invocation]") {
     taco::run(cores(3), [&] {
         account home;
         home.balance = 100;
-        auto me = taco::global_ptr<account>::local(&home);
-        auto a1 = taco::new_on<account>(1);
-        auto a2 = taco::new_on<account>(2);
+        auto me = taco::to_global(&home);
+        auto a1 = taco::new_on<account>(1).get();
+        auto a2 = taco::new_on<account>(2).get();
         taco::async(a1, &account::deposit, 1L);
         taco::async(a2, &account::deposit, 2L);
         // core 0 waits on core 1, which sync-calls back into core 0.
@@ -198,7 +198,7 @@ TEST_CASE("invocations on the own core go through the channel and keep async sem
     int order_ok = 0;
     taco::run(cores(1), [&] {
         account a;
-        auto gp = taco::global_ptr<account>::local(&a);
+        auto gp = taco::to_global(&a);
         taco::async(gp, &account::deposit, 5L);
         const bool ran_inline = a.balance != 0;
         order_ok = !ran_inline && taco::sync(gp, &account::get) == 5;
@@ -255,7 +255,7 @@ TEST_CASE("new_on constructs on the target core with arguments, delete_on destro
     taco::core_id built = taco::no_core;
     long value = 0;
     taco::run(cores(3), [&] {
-        auto p = taco::new_on<placed>(2, 6L, 7);
+        auto p = taco::new_on<placed>(2, 6L, 7).get();
         built = taco::sync(p, &placed::where);
         value = taco::sync(p, &placed::get);
         taco::delete_on(p);

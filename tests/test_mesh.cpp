@@ -155,17 +155,17 @@ struct forgetful_timestamp {
     struct state {
         std::uint64_t seen;
     };
-    static void adopt(mesh::shared_object_view&, state& s, std::uint64_t v) { s.seen = v; }
-    static void acquire_read(mesh::shared_object_view& v, state& s) {
+    static void adopt(mesh::controlled_object&, state& s, std::uint64_t v) { s.seen = v; }
+    static void acquire_read(mesh::controlled_object& v, state& s) {
         // Skip pseudo-randomly (a fixed pattern could line up with the litmus loop).
-        if (v.version() != s.seen && ((++refreshes_owed * 0x9E3779B97F4A7C15ull) >> 63) != 0) s.seen = v.invalidate();
+        if (v.version() != s.seen && ((++refreshes_owed * 0x9E3779B97F4A7C15ull) >> 63) != 0) s.seen = v.refresh();
     }
-    static void release_read(mesh::shared_object_view&, state&) {}
-    static void acquire_write(mesh::shared_object_view& v, state& s) {
-        if (v.version() != s.seen) s.seen = v.invalidate();
+    static void release_read(mesh::controlled_object&, state&) {}
+    static void acquire_write(mesh::controlled_object& v, state& s) {
+        if (v.version() != s.seen) s.seen = v.refresh();
     }
-    static void release_write(mesh::shared_object_view& v, state& s, bool modified) {
-        if (modified) s.seen = v.write_back();
+    static void release_write(mesh::controlled_object& v, state& s, bool modified) {
+        if (modified) s.seen = v.publish();
     }
 };
 static_assert(mesh::consistency_controller<forgetful_timestamp>);
@@ -245,7 +245,7 @@ long read_n_times(mesh::sharing_ptr<cell> p, long n) {
 }
 void look_through_writer(mesh::sharing_ptr<cell> p) {
     auto w = mesh::write(p);
-    CHECK(w.view().get() >= 0); // reading through a writer does not mark it modified
+    CHECK(w.peek().get() >= 0); // reading through a writer does not mark it modified
     CHECK(!w.modified());
 }
 } // namespace

@@ -9,7 +9,7 @@
 TEST_CASE("a global_ptr dereferenced on a foreign core aborts with a clear message", "[misuse]") {
     auto r = test::run_in_child([] {
         taco::run(tacomesh::posix::config{.cores = 2}, [] {
-            auto remote = taco::new_on<int>(1);
+            auto remote = taco::new_on<int>(1).get();
             *remote = 1; // wrong core
         });
     });

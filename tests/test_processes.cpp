@@ -49,7 +49,7 @@ TEST_CASE("process mode: every core is its own process, invocations and futures 
         for (taco::core_id c = 0; c < 5; ++c) taco::async(c, taco::m2f(&square, long(c)), f[c]);
         for (auto& x : f) sum += x.get();
         // An object on another core lives in that process's private heap.
-        auto obj = taco::new_on<counter>(3);
+        auto obj = taco::new_on<counter>(3).get();
         for (int i = 0; i < 1000; ++i) taco::async(obj, &counter::add, 2L);
         CHECK(taco::sync(obj, &counter::get) == 2000);
         taco::delete_on(obj);
@@ -66,7 +66,7 @@ TEST_CASE("process mode: a reduce over an oversubscribed group of processes", "[
               [&] {
                   std::vector<taco::global_ptr<counter>> members;
                   for (taco::core_id c = 0; c < n; ++c) {
-                      members.push_back(taco::new_on<counter>(c));
+                      members.push_back(taco::new_on<counter>(c).get());
                       taco::sync(members.back(), &counter::add, long(c) + 1);
                   }
                   auto g = taco::make_group(members, taco::topology::kary(2));
@@ -117,8 +117,8 @@ long peek(mesh::detail::address a, bool refresh) {
     if (refresh) mesh::invalidate(p, sizeof *p);
     return *p;
 }
-long peek_private(mesh::detail::address a) { return *mesh::local(static_cast<long*>(a.p)); }
-void poke_private(mesh::detail::address a, long v) { *mesh::local(static_cast<long*>(a.p)) = v; }
+long peek_private(mesh::detail::address a) { return *mesh::private_instance(static_cast<long*>(a.p)); }
+void poke_private(mesh::detail::address a, long v) { *mesh::private_instance(static_cast<long*>(a.p)) = v; }
 
 } // namespace
 

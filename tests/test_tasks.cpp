@@ -103,7 +103,7 @@ TEST_CASE("tasks run in policy order on a core (priority and EDF)", "[tasks]") {
                     const int key = int(rng() % 10);
                     keys.push_back(key);
                     taco::schedule s = pol == taco::policy::priority
-                                           ? taco::schedule::with_priority(key)
+                                           ? taco::schedule{key}
                                            : taco::schedule{0, base + std::chrono::milliseconds(key)};
                     // futures are not movable (their continuation holds the address): construct in place
                     done.emplace_back(new taco::future<void>(taco::spawn_activity([&ran, key] { ran.push_back(key); }, s)));
@@ -135,7 +135,7 @@ long nested_fetch(taco::global_ptr<store> s, int depth) {
 TEST_CASE("coroutines block on futures assigned by other cores, inside nested calls", "[tasks][coroutine]") {
     long got = 0, nested = 0;
     taco::run(tacomesh::posix::config{.cores = 3}, [&] {
-        auto s = taco::new_on<store>(2);
+        auto s = taco::new_on<store>(2).get();
         taco::sync(s, &store::set, 40L);
         auto a = taco::spawn_coroutine([s] { return taco::sync(s, &store::get) + 2; });
         auto b = taco::spawn_coroutine([s] { return nested_fetch(s, 10); });
@@ -150,7 +150,7 @@ TEST_CASE("coroutines block on futures assigned by other cores, inside nested ca
 TEST_CASE("a blocked coroutine leaves its core serving invocations and other tasks", "[tasks][coroutine]") {
     long seen = 0, served = 0;
     taco::run(tacomesh::posix::config{.cores = 2}, [&] {
-        auto gate = taco::new_on<store>(1);
+        auto gate = taco::new_on<store>(1).get();
         // On core 1: a coroutine that waits until core 0 opens the gate
         // (a future that only core 0's later call assigns).
         auto waiter = taco::call(1, taco::m2f(+[](taco::global_ptr<store> g) {
@@ -177,7 +177,7 @@ TEST_CASE("thousands of coroutines alive at once on one core", "[tasks][coroutin
     const int n = int(test::scaled(5000));
     long sum = 0, max_alive = 0;
     taco::run(tacomesh::posix::config{.cores = 2}, [&] {
-        auto s = taco::new_on<store>(1);
+        auto s = taco::new_on<store>(1).get();
         taco::sync(s, &store::set, 1L);
         long alive = 0;
         std::vector<std::unique_ptr<taco::future<long>>> fs;
@@ -202,7 +202,7 @@ TEST_CASE("thousands of coroutines alive at once on one core", "[tasks][coroutin
 TEST_CASE("exceptions inside coroutines reach the caller", "[tasks][coroutine][errors]") {
     std::string local, remote;
     taco::run(tacomesh::posix::config{.cores = 2}, [&] {
-        auto s = taco::new_on<store>(1);
+        auto s = taco::new_on<store>(1).get();
         auto a = taco::spawn_coroutine([]() -> long { throw std::invalid_argument("bad coroutine input"); });
         auto b = taco::spawn_coroutine([s] { return taco::sync(s, &store::fail); });
         try {
@@ -288,7 +288,7 @@ TEST_CASE("protothreads wait on futures assigned by other cores", "[tasks][proto
     long sum = 0;
     std::string misuse;
     taco::run(tacomesh::posix::config{.cores = 3}, [&] {
-        auto a = taco::new_on<store>(1), b = taco::new_on<store>(2);
+        auto a = taco::new_on<store>(1).get(), b = taco::new_on<store>(2).get();
         taco::sync(a, &store::set, 10L);
         taco::sync(b, &store::set, 5L);
         summing_protothread p;
@@ -337,16 +337,16 @@ TEST_CASE("invocations carrying a priority or deadline become tasks that overtak
         taco::run(
             tacomesh::posix::config{.cores = 2},
             [&] {
-                auto r = taco::new_on<recorder>(1);
+                auto r = taco::new_on<recorder>(1).get();
                 // queue 50 unimportant tasks on core 1 at once
                 taco::sync(r.core(), +[](taco::global_ptr<recorder> rec) {
                     for (int i = 0; i < 50; ++i)
                         taco::async(rec, taco::m2f(&recorder::add, i),
-                                    taco::as_activity({-1, taco::task_clock::now() + std::chrono::hours(1)}));
+                                    taco::with_priority{-1}, taco::deadline_in(std::chrono::hours(1)));
                 }, r);
                 // then one that matters
                 taco::async(r, taco::m2f(&recorder::add, 1000),
-                            taco::as_activity({5, taco::task_clock::now() + std::chrono::milliseconds(1)}));
+                            taco::with_priority{5}, taco::deadline_in(std::chrono::milliseconds(1)));
                 while (taco::sync(r, &recorder::size) < 51) {}
                 position = taco::sync(r, &recorder::position_of, 1000);
                 taco::delete_on(r);
@@ -361,8 +361,8 @@ TEST_CASE("invocations carrying a priority or deadline become tasks that overtak
 TEST_CASE("an invocation run as a coroutine may block, and its core keeps serving", "[tasks][coroutine]") {
     long relayed = 0, meanwhile = 0;
     taco::run(tacomesh::posix::config{.cores = 3}, [&] {
-        auto r = taco::new_on<recorder>(1);
-        auto s = taco::new_on<store>(2);
+        auto r = taco::new_on<recorder>(1).get();
+        auto s = taco::new_on<store>(2).get();
         taco::sync(s, &store::set, 21L);
         taco::future<long> f;
         taco::async(r, taco::m2f(&recorder::relay, s), f, taco::as_coroutine());
@@ -392,7 +392,7 @@ TEST_CASE("timers: run on a core after a delay, also when that core sleeps", "[t
         taco::core_id where = taco::no_core;
         std::chrono::nanoseconds waited{};
         taco::run(tacomesh::posix::config{.cores = 2, .idle = idle}, [&] {
-            auto c = taco::new_on<clockwork>(1);
+            auto c = taco::new_on<clockwork>(1).get();
             const auto t0 = taco::task_clock::now();
             taco::after(std::chrono::milliseconds(20), c, taco::m2f(&clockwork::tick));
             while (!taco::sync(c, &clockwork::done)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -414,9 +414,9 @@ TEST_CASE("timeouts: a timeout that fires, a late result dropped safely, a timeo
     std::uint64_t late = 0;
     std::size_t timers_left = 99;
     taco::run(tacomesh::posix::config{.cores = 2}, [&] {
-        auto c = taco::new_on<clockwork>(1);
+        auto c = taco::new_on<clockwork>(1).get();
         auto* f = new taco::future<long>; // freed before the late result comes (ASan would see a late write)
-        taco::async(c, taco::m2f(&clockwork::slow, 1L), taco::within(*f, std::chrono::milliseconds(5)));
+        taco::async(c, taco::m2f(&clockwork::slow, 1L), *f, taco::timeout(std::chrono::milliseconds(5)));
         try {
             f->get();
         } catch (const taco::timeout_error&) {
@@ -426,9 +426,9 @@ TEST_CASE("timeouts: a timeout that fires, a late result dropped safely, a timeo
         taco::wait_until([] { return taco::stats().late_results == 1; }); // the slow result, dropped
         late = taco::stats().late_results;
         taco::future<long> g;
-        taco::async(c, taco::m2f(&clockwork::fast, 7L), taco::within(g, std::chrono::seconds(10)));
+        taco::async(c, taco::m2f(&clockwork::fast, 7L), g, taco::timeout(std::chrono::seconds(10)));
         fast = g.get();
-        timers_left = taco::detail::current_runtime().pending_timers(); // cancelled with the result
+        timers_left = taco::detail::runtime().pending_timers(); // cancelled with the result
         taco::delete_on(c);
     });
     REQUIRE(timed_out);
@@ -491,7 +491,7 @@ TEST_CASE("urgent invocations run at the next urgent_point of a long task, plain
     for (auto idle : {tacomesh::posix::idle_policy::poll, tacomesh::posix::idle_policy::sleep}) {
         long urgent_seen = -1, plain_seen = -1;
         taco::run(tacomesh::posix::config{.cores = 2, .idle = idle}, [&] {
-            auto a = taco::new_on<alarm_clock>(1);
+            auto a = taco::new_on<alarm_clock>(1).get();
             // plain: not seen by the busy task (it only runs urgent work), which gives up after 300 ms
             taco::future<long> plain;
             taco::async(a, taco::m2f(&alarm_clock::busy_until_raised, 300L), plain, taco::as_activity());
@@ -533,7 +533,7 @@ TEST_CASE("C++20 coroutine tasks co_await futures assigned by other cores", "[ta
     long sum = 0;
     std::string error, misuse;
     taco::run(tacomesh::posix::config{.cores = 3}, [&] {
-        auto a = taco::new_on<store>(1), b = taco::new_on<store>(2);
+        auto a = taco::new_on<store>(1).get(), b = taco::new_on<store>(2).get();
         taco::sync(a, &store::set, 30L);
         taco::sync(b, &store::set, 12L);
         sum = taco::spawn(fetch_twice(a, b)).get();
@@ -579,7 +579,7 @@ TEST_CASE("timers still pending when the program ends are freed, not run", "[tas
     fired = 0;
     taco::run(tacomesh::posix::config{.cores = 2}, [] {
         taco::after(std::chrono::hours(1), 1, taco::m2f(+[] { ++fired; }));
-        taco::sync(1, +[] { return taco::detail::current_runtime().pending_timers(); }); // registered
+        taco::sync(1, +[] { return taco::detail::runtime().pending_timers(); }); // registered
     });
     REQUIRE(fired == 0); // and LeakSanitizer (ASan build) sees no leaked timer
 }

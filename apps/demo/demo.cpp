@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
         //    global pointer).
         std::vector<taco::global_ptr<counter>> counters;
         for (taco::core_id c = 0; c < n; ++c)
-            counters.push_back(taco::new_on<counter>(c));
+            counters.push_back(taco::new_on<counter>(c).get());
 
         // 2. Fire-and-forget invocations, then futures for the results.
         for (taco::core_id c = 0; c < n; ++c)

@@ -4,14 +4,17 @@
 // initialised by adopt on every core when the object is made) and five
 // events, called by the access proxies:
 //
-//   adopt(view, state, version)   this core's view was just made current
-//   acquire_read / release_read   a reader proxy is made / destroyed
-//   acquire_write / release_write a writer proxy is made / destroyed
-//                                 (release says whether it modified the object)
+//   adopt(object, state, version)   this core's view was just made current
+//   acquire_read / release_read     a reader proxy is made / destroyed
+//   acquire_write / release_write   a writer proxy is made / released
+//                                   (release says whether it modified the object)
 //
-// Controllers act through shared_object_view: invalidate(), write_back() and
-// notify_others() are the mechanisms of the paper; which of them runs when is
-// the controller's policy. Alternatives sit side by side in controllers/.
+// Events go one way: proxy -> controller -> platform. A controller acts on
+// its object through controlled_object (refresh this core's view, publish
+// it: the paper's invalidate and write-back), and reaches other cores
+// itself, with TACO collectives over taco::all_cores(); what a core does
+// when notified (the remote side) is in the controller's own file.
+// Alternatives sit side by side in controllers/.
 #include <atomic>
 #include <concepts>
 #include <cstddef>
@@ -19,17 +22,18 @@
 #include <type_traits>
 
 #include <mesh/detail/control_block.hpp>
-#include <mesh/detail/core_group.hpp>
 #include <mesh/event_counts.hpp>
 #include <mesh/memory.hpp>
+#include <taco/all_cores.hpp>
 #include <taco/collective.hpp>
+#include <taco/future.hpp>
 
 namespace mesh {
 
 /// What a controller sees of one shared object.
-class shared_object_view {
+class controlled_object {
 public:
-    explicit shared_object_view(detail::control_block& cb) noexcept : cb_(cb) {}
+    explicit controlled_object(detail::control_block& cb) noexcept : cb_(cb) {}
 
     /// The object's current version (even; +2 per write-back). Acquire: a
     /// view refreshed after seeing it is at least that new.
@@ -37,40 +41,16 @@ public:
 
     /// Refresh this core's view of the object (and its SharingAware extra
     /// ranges) from memory, torn-free; returns the version it copied.
-    std::uint64_t invalidate() { return detail::agent::invalidate_object(cb_); }
+    std::uint64_t refresh();
 
     /// Publish this core's view to memory. `during()` runs once the write-back
     /// has begun (version odd: readers that look now wait for it to end), so
     /// a broadcast started there overlaps the copy and still cannot let a
     /// reader re-validate old data. Returns the new version.
     template <class During>
-    std::uint64_t write_back(During&& during) {
-        const std::uint64_t odd = cb_.version.fetch_add(1, std::memory_order_relaxed) + 1;
-        std::atomic_thread_fence(std::memory_order_release); // odd is visible before any copied byte
-        during();
-        std::size_t bytes = 0;
-        for_each_range([&](const void* p, std::size_t n) {
-            detail::write_back_range(p, n);
-            bytes += n;
-        });
-        cb_.version.store(odd + 1, std::memory_order_release);
-        auto& e = events();
-        ++e.write_backs;
-        e.written_back_bytes += bytes;
-        return odd + 1;
-    }
-    std::uint64_t write_back() {
-        return write_back([] {});
-    }
-
-    /// Start the invalidation broadcast: clears the `valid` flag of this
-    /// object's controller state on every other core (the state must begin
-    /// with a std::uint32_t valid); `done` is ready once every core has run it.
-    void notify_others(taco::future<void>& done) {
-        ++events().broadcasts;
-        taco::at_each(detail::all_cores(), taco::m2f(&detail::agent::clear_valid, detail::address{cb_.state},
-                                                     taco::this_core()),
-                      done);
+    std::uint64_t publish(During&& during);
+    std::uint64_t publish() {
+        return publish([] {});
     }
 
     /// Overlapped Broadcast: writers between acquire and release.
@@ -78,8 +58,19 @@ public:
     void end_pending_write() noexcept { cb_.writes_pending.fetch_sub(1, std::memory_order_release); }
     bool write_pending() const noexcept { return cb_.writes_pending.load(std::memory_order_acquire) != 0; }
 
+    /// The core-private logical address of this object's controller state
+    /// (what a broadcast names; each core reaches its own instance).
+    void* state_address() const noexcept { return cb_.state; }
+
+    /// Run OnNotify(state) on every other core, with that core's instance of
+    /// this object's controller state (the controller's remote side, e.g. a
+    /// Broadcast clearing its valid flag); `done` is assigned once every core
+    /// has. Goes over the k-ary tree of taco::all_cores().
+    template <auto OnNotify>
+    void notify_others(taco::future<void>& done);
+
     /// Whether the platform's hardware keeps cached memory coherent.
-    static bool coherent() { return detail::coherent_memory(); }
+    static bool coherent() { return detail::memory().coherent(); }
 
     template <class F>
     void for_each_range(F&& f) const {
@@ -92,39 +83,24 @@ private:
     detail::control_block& cb_;
 };
 
-/// A consistency controller (see the top of this file).
-template <class C>
-concept consistency_controller =
-    std::is_trivially_copyable_v<typename C::state> && std::is_default_constructible_v<typename C::state> &&
-    requires(shared_object_view& v, typename C::state& s, std::uint64_t version, bool modified) {
-        { C::name } -> std::convertible_to<const char*>;
-        C::adopt(v, s, version);
-        C::acquire_read(v, s);
-        C::release_read(v, s);
-        C::acquire_write(v, s);
-        C::release_write(v, s, modified);
-    };
-
-namespace detail {
-
 // Seqlock reader (see control_block::version). The object is copied first
 // and checked, so the extra ranges are read from a consistent object.
-inline std::uint64_t agent::invalidate_object(control_block& cb) {
-    shared_object_view view(cb);
+inline std::uint64_t controlled_object::refresh() {
+    auto& port = detail::memory();
     std::size_t bytes = 0;
     for (;;) {
-        const std::uint64_t before = cb.version.load(std::memory_order_acquire);
+        const std::uint64_t before = cb_.version.load(std::memory_order_acquire);
         if (before & 1) {
-            pause_core(); // a write-back is copying: it takes a memcpy, not a message
+            port.pause(); // a write-back is copying: it takes a memcpy, not a message
             continue;
         }
         bytes = 0;
-        view.for_each_range([&](const void* p, std::size_t n) {
-            invalidate_range(p, n);
+        for_each_range([&](const void* p, std::size_t n) {
+            port.invalidate(p, n);
             bytes += n;
         });
         std::atomic_thread_fence(std::memory_order_acquire); // the copies happen before the re-check
-        if (cb.version.load(std::memory_order_relaxed) == before) {
+        if (cb_.version.load(std::memory_order_relaxed) == before) {
             auto& e = events();
             ++e.invalidations;
             e.invalidated_bytes += bytes;
@@ -132,6 +108,59 @@ inline std::uint64_t agent::invalidate_object(control_block& cb) {
         }
     }
 }
+
+template <class During>
+std::uint64_t controlled_object::publish(During&& during) {
+    const std::uint64_t odd = cb_.version.fetch_add(1, std::memory_order_relaxed) + 1;
+    std::atomic_thread_fence(std::memory_order_release); // odd is visible before any copied byte
+    during();
+    auto& port = detail::memory();
+    std::size_t bytes = 0;
+    for_each_range([&](const void* p, std::size_t n) {
+        port.write_back(p, n);
+        bytes += n;
+    });
+    cb_.version.store(odd + 1, std::memory_order_release);
+    auto& e = events();
+    ++e.write_backs;
+    e.written_back_bytes += bytes;
+    return odd + 1;
+}
+
+namespace detail {
+template <auto OnNotify, class State>
+void run_notification(address state, taco::core_id origin) {
+    if (taco::this_core() == origin) return;
+    OnNotify(*private_instance(static_cast<State*>(state.p)));
+    ++events().notifications;
+}
+template <class State>
+State state_of(void (*)(State&));
+} // namespace detail
+
+template <auto OnNotify>
+void controlled_object::notify_others(taco::future<void>& done) {
+    using State = decltype(detail::state_of(OnNotify));
+    ++events().broadcasts;
+    taco::at_each(taco::all_cores(),
+                  taco::m2f(&detail::run_notification<OnNotify, State>, detail::address{cb_.state}, taco::this_core()),
+                  done);
+}
+
+/// A consistency controller (see the top of this file).
+template <class C>
+concept consistency_controller =
+    std::is_trivially_copyable_v<typename C::state> && std::is_default_constructible_v<typename C::state> &&
+    requires(controlled_object& o, typename C::state& s, std::uint64_t version, bool modified) {
+        { C::name } -> std::convertible_to<const char*>;
+        C::adopt(o, s, version);
+        C::acquire_read(o, s);
+        C::release_read(o, s);
+        C::acquire_write(o, s);
+        C::release_write(o, s, modified);
+    };
+
+namespace detail {
 
 template <consistency_controller C>
 struct ops_of {
@@ -142,24 +171,24 @@ struct ops_of {
         sizeof(state),
         +[](control_block& cb, void* st, std::uint64_t v) {
             ::new (st) state{};
-            shared_object_view view(cb);
-            C::adopt(view, s(st), v);
+            controlled_object o(cb);
+            C::adopt(o, s(st), v);
         },
         +[](control_block& cb, void* st) {
-            shared_object_view view(cb);
-            C::acquire_read(view, s(st));
+            controlled_object o(cb);
+            C::acquire_read(o, s(st));
         },
         +[](control_block& cb, void* st) {
-            shared_object_view view(cb);
-            C::release_read(view, s(st));
+            controlled_object o(cb);
+            C::release_read(o, s(st));
         },
         +[](control_block& cb, void* st) {
-            shared_object_view view(cb);
-            C::acquire_write(view, s(st));
+            controlled_object o(cb);
+            C::acquire_write(o, s(st));
         },
         +[](control_block& cb, void* st, bool modified) {
-            shared_object_view view(cb);
-            C::release_write(view, s(st), modified);
+            controlled_object o(cb);
+            C::release_write(o, s(st), modified);
         },
     };
 };

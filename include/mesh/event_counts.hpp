@@ -4,7 +4,7 @@
 // must not write back) and what benchmarks report next to times.
 #include <cstdint>
 
-#include <taco/runtime.hpp>
+#include <taco/this_core.hpp>
 
 namespace mesh {
 

@@ -14,9 +14,10 @@
 #include <type_traits>
 
 #include <mesh/detail/range_allocator.hpp>
-#include <mesh/memory_platform.hpp>
 #include <taco/async.hpp>
-#include <taco/runtime.hpp>
+#include <taco/platform/memory_endpoint.hpp>
+#include <taco/runtime/core.hpp>
+#include <taco/this_core.hpp>
 
 namespace mesh {
 
@@ -33,51 +34,17 @@ private:
     std::string what_;
 };
 
+/// How shared memory is cached (the platform's memory modes).
+using taco::memory_mode;
+
 namespace detail {
 
-/// The running core's platform endpoint, as MESH's memory interface.
-template <class Dep = void>
-auto& memory() {
-    auto& ep = taco::detail::current_runtime<Dep>().platform_endpoint();
-    static_assert(memory_endpoint<std::remove_reference_t<decltype(ep)>>,
-                  "mesh: the bound platform's endpoint does not provide MESH's memory interface "
-                  "(mesh::memory_endpoint: region, private_region, local, invalidate, write_back, coherent)");
-    return ep;
-}
+/// The running core, as MESH's way to its platform's memory
+/// (taco/runtime/memory_port.hpp) and its short pause.
+inline taco::detail::core& memory() { return taco::detail::runtime(); }
 
-// MESH reaches the platform only through these. Templates with declared
-// (not deduced) return types, so that their bodies, which need the bound
-// platform, are instantiated at the end of the translation unit: MESH's
-// headers may then be included before the platform's.
-template <class Dep = void>
-std::span<std::byte> region_of(memory_mode m) {
-    return memory<Dep>().region(m);
-}
-template <class Dep = void>
-std::span<std::byte> private_region_of() {
-    return memory<Dep>().private_region();
-}
-template <class Dep = void>
-void* local_of(const void* p) {
-    return memory<Dep>().local(p);
-}
-template <class Dep = void>
-void invalidate_range(const void* p, std::size_t n) {
-    memory<Dep>().invalidate(p, n);
-}
-template <class Dep = void>
-void write_back_range(const void* p, std::size_t n) {
-    memory<Dep>().write_back(p, n);
-}
-template <class Dep = void>
-bool coherent_memory() {
-    return memory<Dep>().coherent();
-}
-/// A short wait that lets other cores on this CPU run (oversubscribed).
-template <class Dep = void>
-void pause_core() {
-    memory<Dep>().pause();
-}
+inline void invalidate_range(const void* p, std::size_t n) { memory().invalidate(p, n); }
+inline void write_back_range(const void* p, std::size_t n) { memory().write_back(p, n); }
 
 /// A logical address as an invocation argument or result (raw pointers are
 /// rejected there because they usually mean core-private memory; these do not).
@@ -99,9 +66,9 @@ inline const char* region_name(region_kind k) noexcept {
 class home_allocators {
 public:
     home_allocators()
-        : cached_(span_of(region_of(memory_mode::cached))),
-          non_cached_(span_of(region_of(memory_mode::non_cached))),
-          private_(span_of(private_region_of())) {}
+        : cached_(span_of(memory().region(memory_mode::cached))),
+          non_cached_(span_of(memory().region(memory_mode::non_cached))),
+          private_(span_of(memory().private_region())) {}
 
     range_allocator& of(region_kind k) noexcept {
         return k == region_kind::cached ? cached_ : k == region_kind::non_cached ? non_cached_ : private_;
@@ -131,8 +98,8 @@ std::invoke_result_t<F, A...> at_home(F f, A... args) {
 inline region_kind kind_of(memory_mode m) {
     if (m == memory_mode::cached) return region_kind::cached;
     if (m == memory_mode::non_cached) return region_kind::non_cached;
-    return region_of(m).data() == region_of(memory_mode::cached).data() ? region_kind::cached
-                                                                        : region_kind::non_cached;
+    return memory().region(m).data() == memory().region(memory_mode::cached).data() ? region_kind::cached
+                                                                                    : region_kind::non_cached;
 }
 
 inline void* allocate_in(region_kind k, std::size_t bytes, std::size_t align) {
@@ -170,7 +137,7 @@ inline void deallocate(void* p, memory_mode mode = memory_mode::cached) {
 }
 
 /// Core-private memory: one logical address, a separate instance on every
-/// core (reach this core's with mesh::local). Zeroed when first allocated;
+/// core (reach this core's with mesh::private_instance). Zeroed when first allocated;
 /// reused memory keeps what the previous owner left.
 inline void* allocate_private(std::size_t bytes, std::size_t align = 64) {
     return detail::allocate_in(detail::region_kind::core_private, bytes, align);
@@ -179,8 +146,9 @@ inline void deallocate_private(void* p) { detail::deallocate_in(detail::region_k
 
 /// The calling core's instance of a core-private logical address.
 template <class T>
-T* local(T* logical) noexcept {
-    return static_cast<T*>(detail::local_of(logical));
+T* private_instance(T* logical) noexcept {
+    return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(logical) +
+                                std::uintptr_t(taco::detail::runtime().private_offset));
 }
 
 /// Bytes allocated in a mode's region (all cores together).

@@ -6,9 +6,16 @@
 // everything.
 //
 // A writer proxy tracks whether it was used for modification: operator->
-// and operator* mark the object modified, view() does not. A writer that
+// and operator* mark the object modified, peek() does not. A writer that
 // only looked is released without write-back or broadcast ("write-back and
 // invalidation only when the object was really modified").
+//
+// A release may fail (the program stops while a broadcast is in flight, a
+// core dies): release() reports that by throwing. The destructor releases
+// too but never throws, so a writer alive while an exception, a core failure
+// or a stop unwinds the stack cannot terminate the program: during
+// unwinding the release's own error is dropped (the first error is the one
+// in flight); otherwise it goes to taco's uncaught-error handler.
 //
 // Composite objects specialise their proxies (the paper's graph proxies):
 // if T declares `reader_proxy` / `writer_proxy` types constructible from a
@@ -18,12 +25,17 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <stdexcept>
 #include <utility>
 
 #include <mesh/detail/control_block.hpp>
 #include <mesh/memory.hpp>
 #include <mesh/sharing_ptr.hpp>
 #include <taco/config.hpp>
+#include <taco/remote_error.hpp>
+#include <taco/stopped_error.hpp>
+#include <taco/uncaught_error.hpp>
 
 namespace mesh {
 
@@ -46,7 +58,7 @@ class reader {
 public:
     explicit reader(const sharing_ptr<T>& p) : object_(p.unsafe_object()), block_(p.block()) {
         if (!block_) throw std::invalid_argument("mesh::read: null sharing_ptr");
-        state_ = local(block_->state);
+        state_ = private_instance(block_->state);
         block_->ops->acquire_read(*block_, state_);
     }
     reader(reader&& o) noexcept : object_(o.object_), block_(std::exchange(o.block_, nullptr)), state_(o.state_) {}
@@ -77,20 +89,37 @@ public:
         if (std::uint32_t holder = block_->writer.exchange(me, std::memory_order_acq_rel); holder != 0)
             detail::second_writer(*block_, holder);
 #endif
-        state_ = local(block_->state);
-        block_->ops->acquire_write(*block_, state_);
+        state_ = private_instance(block_->state);
+        try {
+            block_->ops->acquire_write(*block_, state_);
+        } catch (...) {
+            drop_claim(*block_);
+            throw;
+        }
     }
     writer(writer&& o) noexcept
-        : object_(o.object_), block_(std::exchange(o.block_, nullptr)), state_(o.state_), modified_(o.modified_) {}
+        : object_(o.object_), block_(std::exchange(o.block_, nullptr)), state_(o.state_), modified_(o.modified_),
+          unwinding_(o.unwinding_) {}
     writer(const writer&) = delete;
     writer& operator=(const writer&) = delete;
-    ~writer() noexcept(false) {
+    ~writer() {
         if (!block_) return;
-        detail::control_block& cb = *block_;
-        block_ = nullptr;
-#if TACO_DEBUG_CHECKS
-        cb.writer.store(0, std::memory_order_release);
-#endif
+        try {
+            release();
+        } catch (const taco::stopped_error&) {
+            // the program is stopping: nobody waits for this release any more
+        } catch (...) {
+            if (std::uncaught_exceptions() > unwinding_) return; // the error in flight is the one to report
+            taco::detail::report_uncaught(taco::error_info::current(taco::this_core()));
+        }
+    }
+
+    /// Release now (write back and notify, as the controller decides), and
+    /// report what went wrong by throwing; afterwards the proxy is empty.
+    void release() {
+        if (!block_) return;
+        detail::control_block& cb = *std::exchange(block_, nullptr);
+        drop_claim(cb);
         cb.ops->release_write(cb, state_, modified_);
     }
 
@@ -103,16 +132,23 @@ public:
         return *object_;
     }
     /// Read without marking the object modified.
-    const T& view() const noexcept { return *object_; }
+    const T& peek() const noexcept { return *object_; }
     /// For changes made through pointers the proxy did not hand out.
     void mark_modified() noexcept { modified_ = true; }
     bool modified() const noexcept { return modified_; }
 
 private:
+    static void drop_claim([[maybe_unused]] detail::control_block& cb) noexcept {
+#if TACO_DEBUG_CHECKS
+        cb.writer.store(0, std::memory_order_release);
+#endif
+    }
+
     T* object_;
     detail::control_block* block_;
     void* state_;
     bool modified_ = false;
+    int unwinding_ = std::uncaught_exceptions(); // at construction: more at destruction = unwinding
 };
 
 namespace detail {

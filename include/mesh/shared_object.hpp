@@ -16,11 +16,13 @@
 #include <mesh/controller.hpp>
 #include <mesh/controllers/timestamp.hpp>
 #include <mesh/detail/control_block.hpp>
-#include <mesh/detail/core_group.hpp>
 #include <mesh/memory.hpp>
 #include <mesh/proxy.hpp>
 #include <mesh/sharing_aware.hpp>
 #include <mesh/sharing_ptr.hpp>
+#include <taco/all_cores.hpp>
+#include <taco/collective.hpp>
+#include <taco/future.hpp>
 
 namespace mesh {
 
@@ -29,6 +31,14 @@ namespace detail {
 template <class T>
 void extra_ranges_of(const void* object, range_visitor visit) {
     static_cast<const T*>(object)->extra_ranges(visit);
+}
+
+/// make_shared_object, on every core: bring this core's view of the new
+/// object up to date and initialise this core's controller state.
+inline void adopt(address block) {
+    auto& cb = *static_cast<control_block*>(block.p);
+    const std::uint64_t version = controlled_object(cb).refresh();
+    cb.ops->adopt(cb, private_instance(cb.state), version);
 }
 
 /// Frees what make_shared_object allocated, unless released.
@@ -90,10 +100,8 @@ sharing_ptr<T> make_shared_object(Args&&... args) {
     detail::constructing = outer;
 
     // Publish the constructed state, then let every core adopt it.
-    shared_object_view(*cb).write_back();
-    taco::future<void> adopted;
-    taco::at_each(detail::all_cores(), taco::m2f(&detail::agent::adopt, detail::address{cb}), adopted);
-    adopted.get();
+    controlled_object(*cb).publish();
+    taco::sync(taco::all_cores(), &detail::adopt, detail::address{cb});
     g.object = g.block = g.state = nullptr; // the object is alive: keep its memory
     return sharing_ptr<T>::from(object, cb);
 }

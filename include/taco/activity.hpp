@@ -7,7 +7,8 @@
 #include <utility>
 
 #include <taco/future.hpp>
-#include <taco/runtime.hpp>
+#include <taco/runtime/core.hpp>
+#include <taco/stopped_error.hpp>
 #include <taco/task.hpp>
 #include <taco/detail/request.hpp>
 
@@ -59,7 +60,7 @@ auto spawn_activity(F fn, schedule s = {}) {
         f.arm();
         auto* fp = &f;
         auto body = [fn = std::move(fn), fp]() mutable { detail::deliver_outcome(fn, fp); };
-        detail::current_runtime<F>().schedule(*new detail::activity_task<decltype(body)>(std::move(body), s));
+        detail::runtime().make_ready(*new detail::activity_task<decltype(body)>(std::move(body), s));
     });
 }
 

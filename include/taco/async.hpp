@@ -1,215 +1,225 @@
 #pragma once
-// The invocation path (CCI paper, section III): async binds method and
-// arguments into one message (m2f) and sends it to the object's core; a
-// continuation carries the result on; sync = async + future + wait.
+// The invocation API (CCI paper, section III): one family of three entries,
+// async (fire and forget, or into a completion), call (returns the future)
+// and sync (waits for the result), over every kind of target:
 //
-//   taco::async(gp, &T::m, args...);                  // fire and forget
-//   taco::async(gp, taco::m2f(&T::m, args...), fut);  // result assigns future<R> fut
-//   taco::async(gp, taco::m2f(&T::m, args...), taco::then(other, &U::on_result));
-//   auto f = taco::call(gp, &T::m, args...);          // returns future<R>
-//   R r = taco::sync(gp, &T::m, args...);             // waits, serving invocations
+//   taco::async(target, callable, args...);                        // fire and forget
+//   taco::async(target, taco::m2f(callable, args...), with...);    // + completion and options
+//   auto f = taco::call(target, callable, args...);                // future<R>
+//   auto f = taco::call(target, taco::m2f(callable, args...), options...);
+//   R r = taco::sync(target, callable, args...);                   // waits, serving invocations
+//   R r = taco::sync(target, taco::m2f(callable, args...), options...);
 //
-// Continuations always follow an m2f-bound call, so trailing method arguments
-// and a continuation can never be confused.
-#include <stdexcept>
+// target:   a taco::global_ptr<T> (the method runs on the object's core), a
+//           core id (a function runs there), or a taco::group<T> (every
+//           member; see collective.hpp, where at_each is the paper's name).
+// callable: a pointer to member, a function, or a trivially copyable
+//           function object; a non-member callable on an object target may
+//           take the object first (fn(T&, args...)).
+// with...:  a completion and options, in any order (invocation_options.hpp).
+//
+// Completions and options follow an m2f-bound call only, so that trailing
+// method arguments and a completion can never be confused.
+#include <concepts>
 #include <type_traits>
 #include <utility>
 
 #include <taco/continuation.hpp>
-#include <taco/coroutine.hpp>
 #include <taco/future.hpp>
 #include <taco/global_ptr.hpp>
-#include <taco/invocation_argument.hpp>
+#include <taco/invocation_options.hpp>
 #include <taco/m2f.hpp>
-#include <taco/runtime.hpp>
+#include <taco/runtime/core.hpp>
+#include <taco/detail/argument_check.hpp>
 #include <taco/detail/request.hpp>
+#include <taco/detail/task_request.hpp>
+#include <taco/detail/timed_continuation.hpp>
 
 namespace taco {
 
 namespace detail {
 
-template <class R, class C>
-auto make_continuation(C&& c) {
-    using CC = std::remove_cvref_t<C>;
-    if constexpr (is_continuation_v<CC>) {
-        return CC(c);
-    } else if constexpr (requires { c.arm().slot; }) { // taco::within(future, limit)
-        static_assert(std::is_same_v<typename CC::value_type, R>,
-                      "taco::async: the future's value type differs from the method's result type");
-        return c.arm();
-    } else {
-        static_assert(std::is_same_v<typename CC::value_type, R>,
-                      "taco::async: the future's value type differs from the method's result type");
-        static_assert(!std::is_const_v<std::remove_reference_t<C>>, "taco::async: the future must not be const");
-        return future_continuation<R>{c.arm(), &c};
-    }
-}
-
-template <class T, class Call, class Cont>
-void send_request(core_id dest, T* object, const Call& call, const Cont& cont) {
-    static_assert(Call::template applies_to<T>,
-                  "taco::async: the bound method/function cannot be called with these arguments "
-                  "(on this object type); check the argument types against its signature");
-    using R = typename Call::template result_type<T>;
-    if constexpr (!std::is_void_v<R> && !std::is_same_v<Cont, no_continuation>) check_invocation_argument<R>();
-    object_ref<T> target{};
-    if constexpr (!std::is_void_v<T>) target.ptr = object;
-    current_runtime<T>().template send<request<T, Call, Cont>>(dest, target, call, cont);
-}
-
 template <class T, class Call>
 using result_of = typename Call::template result_type<T>;
 
-/// An invocation that becomes a task on arrival (CCI paper, section IV.B:
-/// "simpler invocations can then invoke longer running actions by
-/// enqueueing tasks"). It is taken from the channel in order like any other;
-/// the task then runs when the core's policy picks it.
-template <class Req>
-struct task_request {
-    Req req;
-    task_spec spec;
-    void operator()() {
-        auto body = [r = req]() mutable { r(); };
-        auto& rt = current_runtime<Req>();
-        if (spec.kind == task_kind::coroutine)
-            rt.schedule(*new coroutine_task<decltype(body)>(std::move(body), spec.sched, coroutine_stack_size));
-        else
-            rt.schedule(*new activity_task<decltype(body)>(std::move(body), spec.sched));
+template <class Call, class T>
+constexpr void check_applies() {
+    static_assert(!(std::is_void_v<T> && std::is_member_pointer_v<typename Call::callable_type>),
+                  "taco: a method needs an object: invoke it on a taco::global_ptr to the object, not on a core id");
+    static_assert(Call::template applies_to<T>,
+                  "taco: the bound method/function cannot be called with these arguments (on this object "
+                  "type); check the argument types against its signature");
+}
+
+/// The one completion among the modifiers (there is at most one).
+template <class X, class... Rest>
+decltype(auto) the_completion(X&& x, Rest&&... rest) {
+    if constexpr (is_completion_v<X>) return std::forward<X>(x);
+    else return the_completion(std::forward<Rest>(rest)...);
+}
+
+/// The continuation that carries a result of type R to the completion.
+template <class R, class Mods, class... M>
+auto make_continuation(const option_set& o, M&&... m) {
+    if constexpr (Mods::completions == 0) {
+        static_assert(!Mods::has_timeout,
+                      "taco: taco::timeout needs a future to report the timeout to: pass a future variable, "
+                      "or use taco::call / taco::sync");
+        return no_continuation{};
+    } else {
+        auto&& c = the_completion(std::forward<M>(m)...);
+        using C = bare<decltype(c)>;
+        if constexpr (is_future_v<C>) {
+            static_assert(std::is_same_v<typename C::value_type, R>,
+                          "taco: the future's value type differs from the method's result type");
+            if constexpr (!std::is_void_v<R>) check_invocation_argument<R>();
+            if constexpr (Mods::has_timeout) return arm_with_timeout(c, o.limit);
+            else return future_continuation<R>{c.arm(), &c};
+        } else {
+            static_assert(!Mods::has_timeout,
+                          "taco: taco::timeout needs a future to report the timeout to, not a taco::then "
+                          "continuation (wait on a future, then pass the value on)");
+            using Then = C;
+            using Call = decltype(c.call);
+            using Target = decltype(c.target.get());
+            using Object = std::remove_pointer_t<Target>;
+            if constexpr (std::is_void_v<R>) {
+                static_assert(Call::template applies_to<Object>,
+                              "taco::then: the continuation cannot be called with its bound arguments "
+                              "(the method returns void, so no result is appended)");
+            } else {
+                check_invocation_argument<R>();
+                static_assert(decltype(c.call.with_last(std::declval<R>()))::template applies_to<Object>,
+                              "taco::then: the continuation cannot be called with (bound arguments..., result); "
+                              "check its parameters against the method's result type");
+            }
+            return Then(c);
+        }
+    }
+}
+
+template <class X>
+void apply_modifier(option_set& o, const X& x) {
+    if constexpr (is_option_v<X>) apply_option(o, x);
+}
+
+/// Send one invocation of `call` on `object` (T = void: on core `dest`).
+template <class T, class Call, class Mods, class... M>
+void invoke_single(core_id dest, T* object, const Call& call, M&&... m) {
+    static_assert(Mods::valid());
+    check_applies<Call, T>();
+    using R = result_of<T, Call>;
+    option_set o;
+    (apply_modifier(o, m), ...);
+    const auto cont = make_continuation<R, Mods>(o, std::forward<M>(m)...);
+    using Req = request<T, Call, std::remove_const_t<decltype(cont)>>;
+    object_ref<T> target{};
+    if constexpr (!std::is_void_v<T>) target.ptr = object;
+    auto& rt = runtime();
+    if constexpr (Mods::as_task) rt.send<task_request<Req>>(dest, Req{target, call, cont}, o.spec);
+    else rt.send<Req>(dest, target, call, cont);
+    if constexpr (Mods::is_urgent) rt.signal_urgent(dest);
+}
+
+/// What kind of target an invocation goes to. Specialised for global
+/// pointers and core ids here, for groups in collective.hpp.
+template <class X>
+struct target_traits {};
+
+template <class T>
+struct target_traits<global_ptr<T>> {
+    static constexpr bool single = true;
+    using object = T;
+    template <class Call>
+    using result = result_of<T, Call>;
+    template <class Call, class... M>
+    static void invoke(global_ptr<T> target, const Call& call, M&&... m) {
+        invoke_single<T, Call, modifiers<M...>>(target.core(), target.address(), call, std::forward<M>(m)...);
     }
 };
 
-template <class T, class Call, class Cont>
-void send_task_request(core_id dest, T* object, const Call& call, const Cont& cont, task_spec spec) {
-    static_assert(Call::template applies_to<T>,
-                  "taco::async: the bound method/function cannot be called with these arguments "
-                  "(on this object type); check the argument types against its signature");
-    if (spec.kind == task_kind::protothread)
-        throw std::invalid_argument("taco::async: an invocation runs as an activity or a coroutine; "
-                                    "protothreads are started with taco::start");
-    object_ref<T> target{};
-    if constexpr (!std::is_void_v<T>) target.ptr = object;
-    using req = request<T, Call, Cont>;
-    current_runtime<T>().template send<task_request<req>>(dest, req{target, call, cont}, spec);
+template <std::integral I>
+struct target_traits<I> {
+    static constexpr bool single = true;
+    using object = void;
+    template <class Call>
+    using result = result_of<void, Call>;
+    template <class Call, class... M>
+    static void invoke(I core, const Call& call, M&&... m) {
+        invoke_single<void, Call, modifiers<M...>>(core_id(core), nullptr, call, std::forward<M>(m)...);
+    }
+};
+
+template <class X>
+concept invocation_target = requires { typename target_traits<bare<X>>::object; };
+
+template <class Target>
+constexpr void check_target() {
+    static_assert(invocation_target<Target>,
+                  "taco: the target of an invocation is a taco::global_ptr<T>, a core id, or a taco::group<T> "
+                  "(include <taco/collective.hpp> for groups)");
 }
+
+/// The bound call of async(target, callable, args...) or of async(target, m2f(...), with...).
+template <class F, class... Rest>
+decltype(auto) bind_call(F&& fn, Rest&&... rest) {
+    if constexpr (is_bound_call_v<bare<F>>) {
+        return std::forward<F>(fn);
+    } else {
+        static_assert(!(is_modifier_v<Rest> || ...),
+                      "taco: a completion or option among the method's arguments: bind the call first, "
+                      "taco::async(target, taco::m2f(method, args...), completion, options...)");
+        return m2f(fn, std::forward<Rest>(rest)...);
+    }
+}
+
+template <class F, class... Rest>
+inline constexpr bool is_bound_form = is_bound_call_v<bare<F>>;
 
 } // namespace detail
 
-// ---- on objects (remote method invocations) -------------------------------
-
-/// Fire-and-forget: run `call` on `*target`, on target's core.
-template <class T, class F, class... A>
-void async(global_ptr<T> target, const bound_call<F, A...>& call) {
-    detail::send_request(target.core(), target.address(), call, detail::no_continuation{});
+/// Run the call on the target; its result (or exception) goes to the
+/// completion, if one is given (see the top of this file).
+template <class Target, class F, class... Rest>
+void async(Target target, F&& fn, Rest&&... rest) {
+    detail::check_target<Target>();
+    if constexpr (detail::invocation_target<Target>) {
+        using traits = detail::target_traits<Target>;
+        if constexpr (detail::is_bound_form<F, Rest...>)
+            traits::invoke(target, fn, std::forward<Rest>(rest)...);
+        else
+            traits::invoke(target, detail::bind_call(std::forward<F>(fn), std::forward<Rest>(rest)...));
+    }
 }
 
-/// Run `call` on `*target`; its result (or exception) goes to `cont`: a
-/// future<R>& on the calling core, or taco::then(object, &U::method).
-template <class T, class F, class... A, continuation C>
-void async(global_ptr<T> target, const bound_call<F, A...>& call, C&& cont) {
-    using R = detail::result_of<T, bound_call<F, A...>>;
-    detail::send_request(target.core(), target.address(), call, detail::make_continuation<R>(cont));
+/// Start the call and return the future of its result (a group: of the
+/// moment every member has run it).
+template <class Target, class F, class... Rest>
+[[nodiscard]] auto call(Target target, F&& fn, Rest&&... rest) {
+    detail::check_target<Target>();
+    using traits = detail::target_traits<Target>;
+    decltype(auto) bound = detail::bind_call(std::forward<F>(fn), std::forward<Rest>(rest)...);
+    using Call = detail::bare<decltype(bound)>;
+    using R = typename traits::template result<Call>;
+    return future<R>(detail::start_tag{}, [&](future<R>& f) {
+        if constexpr (detail::is_bound_form<F, Rest...>) {
+            static_assert(detail::modifiers<Rest...>::completions == 0,
+                          "taco::call returns the future itself; to deliver into your own future or a "
+                          "taco::then continuation use taco::async(target, taco::m2f(...), completion)");
+            traits::invoke(target, bound, f, std::forward<Rest>(rest)...);
+        } else {
+            traits::invoke(target, bound, f);
+        }
+    });
 }
 
-/// Marks an invocation urgent (the CCI paper's preemptive invocations, as far
-/// as POSIX allows): it runs straight from the channel like any plain
-/// invocation, and in addition the receiver is woken if it sleeps and its
-/// urgent flag is raised, so long-running code on it that calls
-/// taco::urgent_point() runs the invocation there, ahead of queued tasks.
-/// Nothing interrupts code that makes no such call: POSIX has no safe way
-/// to run an invocation inside an arbitrary running thread. If the channel
-/// is full, the message waits in the sender's queue and may miss the flag:
-/// it then runs at the receiver's next ordinary scheduling point.
-struct urgent_t {};
-inline constexpr urgent_t urgent{};
-
-template <class T, class F, class... A>
-void async(global_ptr<T> target, const bound_call<F, A...>& call, urgent_t) {
-    async(target, call);
-    detail::current_runtime<T>().signal_urgent(target.core());
-}
-template <class T, class F, class... A, continuation C>
-void async(global_ptr<T> target, const bound_call<F, A...>& call, C&& cont, urgent_t) {
-    async(target, call, std::forward<C>(cont));
-    detail::current_runtime<T>().signal_urgent(target.core());
-}
-
-/// As above, run on arrival as a task (taco::as_activity(schedule) with a
-/// priority or deadline, or taco::as_coroutine() so the method may block).
-template <class T, class F, class... A>
-void async(global_ptr<T> target, const bound_call<F, A...>& call, task_spec spec) {
-    detail::send_task_request(target.core(), target.address(), call, detail::no_continuation{}, spec);
-}
-template <class T, class F, class... A, continuation C>
-void async(global_ptr<T> target, const bound_call<F, A...>& call, C&& cont, task_spec spec) {
-    using R = detail::result_of<T, bound_call<F, A...>>;
-    if constexpr (!std::is_void_v<R>) detail::check_invocation_argument<R>();
-    detail::send_task_request(target.core(), target.address(), call, detail::make_continuation<R>(cont), spec);
-}
-template <class F, class... A, continuation C>
-void async(core_id core, const bound_call<F, A...>& call, C&& cont, task_spec spec) {
-    using R = detail::result_of<void, bound_call<F, A...>>;
-    if constexpr (!std::is_void_v<R>) detail::check_invocation_argument<R>();
-    detail::send_task_request<void>(core, nullptr, call, detail::make_continuation<R>(cont), spec);
-}
-
-/// Fire-and-forget shorthand: async(gp, &T::method, args...); also takes a
-/// function or trivially copyable callable applied as fn(T&, args...).
-template <class T, class M, class... A>
-    requires(!is_bound_call_v<std::remove_cvref_t<M>>)
-void async(global_ptr<T> target, M method, A&&... args) {
-    async(target, m2f(method, std::forward<A>(args)...));
-}
-
-/// Start the invocation and return the future of its result.
-template <class T, class F, class... A>
-auto call(global_ptr<T> target, const bound_call<F, A...>& bound) {
-    using R = detail::result_of<T, bound_call<F, A...>>;
-    return future<R>(detail::start_tag{}, [&](future<R>& f) { async(target, bound, f); });
-}
-template <class T, class M, class... A>
-    requires(!is_bound_call_v<std::remove_cvref_t<M>>)
-auto call(global_ptr<T> target, M method, A&&... args) {
-    return call(target, m2f(method, std::forward<A>(args)...));
-}
-
-/// Synchronous invocation: waits for the result while this core keeps serving
-/// invocations; rethrows the remote exception as taco::remote_error.
-template <class T, class F, class... A>
-auto sync(global_ptr<T> target, const bound_call<F, A...>& bound) {
-    return call(target, bound).get();
-}
-template <class T, class M, class... A>
-    requires(!is_bound_call_v<std::remove_cvref_t<M>>)
-auto sync(global_ptr<T> target, M method, A&&... args) {
-    return call(target, m2f(method, std::forward<A>(args)...)).get();
-}
-
-// ---- on cores (remote procedure calls) -----------------------------------
-
-/// Fire-and-forget: run `call` (a function + bound arguments) on core `core`.
-template <class F, class... A>
-void async(core_id core, const bound_call<F, A...>& call) {
-    detail::send_request<void>(core, nullptr, call, detail::no_continuation{});
-}
-template <class F, class... A, continuation C>
-void async(core_id core, const bound_call<F, A...>& call, C&& cont) {
-    using R = detail::result_of<void, bound_call<F, A...>>;
-    detail::send_request<void>(core, nullptr, call, detail::make_continuation<R>(cont));
-}
-template <class F, class... A>
-    requires(!is_bound_call_v<std::remove_cvref_t<F>>)
-void async(core_id core, F fn, A&&... args) {
-    async(core, m2f(fn, std::forward<A>(args)...));
-}
-template <class F, class... A>
-auto call(core_id core, const bound_call<F, A...>& bound) {
-    using R = detail::result_of<void, bound_call<F, A...>>;
-    return future<R>(detail::start_tag{}, [&](future<R>& f) { async(core, bound, f); });
-}
-template <class F, class... A>
-    requires(!is_bound_call_v<std::remove_cvref_t<F>>)
-auto sync(core_id core, F fn, A&&... args) {
-    return call(core, m2f(fn, std::forward<A>(args)...)).get();
+/// Run the call and wait for its result while this core keeps serving
+/// invocations; rethrows a remote exception as taco::remote_error.
+template <class Target, class F, class... Rest>
+[[nodiscard]] auto sync(Target target, F&& fn, Rest&&... rest) {
+    static_assert(!(detail::is_bound_form<F, Rest...> && detail::modifiers<Rest...>::completions != 0),
+                  "taco::sync returns the result itself; it takes options, not a completion");
+    return call(target, std::forward<F>(fn), std::forward<Rest>(rest)...).get();
 }
 
 } // namespace taco

@@ -19,7 +19,9 @@
 #include <utility>
 
 #include <taco/future.hpp>
-#include <taco/runtime.hpp>
+#include <taco/runtime/core.hpp>
+#include <taco/stopped_error.hpp>
+#include <taco/detail/core_identity.hpp>
 #include <taco/task.hpp>
 
 namespace taco {
@@ -112,7 +114,7 @@ future<R> spawn(co_task<R>&& t, schedule s = {}) {
         auto h = std::move(t).release();
         h.promise().result = &f;
         h.promise().sched = s;
-        detail::current_runtime<R>().schedule(h.promise());
+        detail::runtime().make_ready(h.promise());
     });
 }
 

@@ -27,6 +27,7 @@
 
 #include <taco/async.hpp>
 #include <taco/combiner.hpp>
+#include <taco/image_ptr.hpp>
 #include <taco/continuation.hpp>
 #include <taco/group.hpp>
 #include <taco/remote_error.hpp>
@@ -48,18 +49,18 @@ using helper_entry = void (*)(void* helper, std::uint32_t index, const R* value,
 template <class R>
 struct contribute_message {
     void* helper;
-    helper_entry<R> entry;
+    image_ptr<helper_entry<R>> entry;
     std::uint32_t index;
     R value;
-    void operator()() { entry(helper, index, &value, nullptr); }
+    void operator()() { entry.get()(helper, index, &value, nullptr); }
 };
 template <class R>
 struct contribute_error_message {
     void* helper;
-    helper_entry<R> entry;
+    image_ptr<helper_entry<R>> entry;
     std::uint32_t index;
     error_info error;
-    void operator()() { entry(helper, index, nullptr, &error); }
+    void operator()() { entry.get()(helper, index, nullptr, &error); }
 };
 
 /// Where a node's (merged) result goes: slot `index` of a helper on `core`.
@@ -67,16 +68,16 @@ template <class R>
 struct helper_link {
     core_id core;
     std::uint32_t index;
-    void* helper;
-    helper_entry<R> entry;
+    void* helper; // on `core` only
+    image_ptr<helper_entry<R>> entry;
 
     void deliver(const R& v) const { deliver_at(index, v); }
     void fail(const error_info& e) const { fail_at(index, e); }
     void deliver_at(std::uint32_t i, const R& v) const {
-        current_runtime<R>().template send<contribute_message<R>>(core, helper, entry, i, v);
+        runtime().send<contribute_message<R>>(core, helper, entry, i, v);
     }
     void fail_at(std::uint32_t i, const error_info& e) const {
-        current_runtime<R>().template send<contribute_error_message<R>>(core, helper, entry, i, e);
+        runtime().send<contribute_error_message<R>>(core, helper, entry, i, e);
     }
 };
 
@@ -123,7 +124,7 @@ struct reduce_helper {
         }
         h->drain();
     }
-    helper_link<R> link(std::uint32_t index) { return {this_core(), index, this, &reduce_helper::entry}; }
+    helper_link<R> link(std::uint32_t index) { return {this_core(), index, this, image_ptr(&reduce_helper::entry)}; }
 
 private:
     void drain() {
@@ -167,9 +168,9 @@ struct gather_array_helper {
     }
 };
 
-/// Ranked delivery for gather through a method continuation: put(rank, value).
+/// Ranked delivery for gather through a continuation: put(bound..., rank, value).
 template <class Cont>
-struct ranked_method_sink {
+struct ranked_sink {
     Cont cont;
     template <class V>
     void deliver_at(std::uint32_t rank, const V& v) const { cont.deliver(rank, v); }
@@ -231,59 +232,90 @@ constexpr void check_group_call() {
                   "taco collective: the bound method cannot be called on the group's member type with these arguments");
 }
 
+template <class Mods>
+constexpr void check_collective_options() {
+    static_assert(!Mods::as_task && !Mods::is_urgent,
+                  "taco collective: members run the call straight from the channel; task kinds, priorities, "
+                  "deadlines and taco::urgent apply to single targets (a global_ptr or a core id)");
+}
+
+/// A group as the target of async / call / sync: the call runs on every
+/// member (the paper's at_each); a completion is told once all have run it
+/// (a member's exception reaches it instead).
+template <class T>
+struct target_traits<group<T>> {
+    static constexpr bool single = false;
+    using object = T;
+    template <class Call>
+    using result = void;
+
+    template <class Call, class... M>
+    static void invoke(group<T> g, const Call& call, M&&... m) {
+        using Mods = modifiers<M...>;
+        static_assert(Mods::valid());
+        check_collective_options<Mods>();
+        check_group_call<T, Call>();
+        if (!g) throw std::invalid_argument("taco: invocation on a null group");
+        if constexpr (Mods::completions == 0) {
+            static_assert(!Mods::has_timeout, "taco: taco::timeout needs a future to report the timeout to");
+            start_at_root(g.root, &collective_ops<T>::template at_each<Call>, call);
+        } else {
+            option_set o;
+            (apply_modifier(o, m), ...);
+            const auto cont = make_continuation<void, Mods>(o, std::forward<M>(m)...);
+            using sink = final_sink<std::remove_const_t<decltype(cont)>, true>;
+            // Completion = a reduction of "unit" values: results are discarded.
+            start_at_root(g.root, &collective_ops<T>::template reduce<Call, unit_combiner, sink, true>, call,
+                          unit_combiner{}, sink{cont});
+        }
+    }
+};
+
 } // namespace detail
 
-/// Apply `call` on every member (fire-and-forget; exceptions go to the
-/// uncaught-error handler of the member's core).
-template <class T, class F, class... A>
-void at_each(group<T> g, const bound_call<F, A...>& call) {
-    detail::check_group_call<T, bound_call<F, A...>>();
-    detail::start_at_root(g.root, &detail::collective_ops<T>::template at_each<bound_call<F, A...>>, call);
-}
-template <class T, class M, class... A>
-    requires(!is_bound_call_v<std::remove_cvref_t<M>>)
-void at_each(group<T> g, M method, A&&... args) {
-    at_each(g, m2f(method, std::forward<A>(args)...));
+/// Apply the call on every member: the paper's name for taco::async on a
+/// group (fire-and-forget: exceptions go to the uncaught-error handler of the
+/// member's core; or m2f-bound, followed by a completion).
+template <class T, class F, class... Rest>
+void at_each(group<T> g, F&& fn, Rest&&... rest) {
+    async(g, std::forward<F>(fn), std::forward<Rest>(rest)...);
 }
 
-/// Apply `call` on every member, then `done` (future<void>& or then(obj, &U::m))
-/// once all have finished; a member's exception reaches `done` instead.
-template <class T, class F, class... A, continuation C>
-void at_each(group<T> g, const bound_call<F, A...>& call, C&& done) {
+/// Reduce the members' results with `comb` up the tree, merged in rank order.
+/// With a completion (a future<R>& or taco::then(...)), the root hands the
+/// merge to it; without one, the future of the merge is returned.
+template <class T, class F, class... A, class Comb, class... M>
+[[nodiscard]] auto reduce(group<T> g, const bound_call<F, A...>& call, Comb comb, M&&... m) {
     using Call = bound_call<F, A...>;
-    detail::check_group_call<T, Call>();
-    auto cont = detail::make_continuation<void>(done);
-    using sink = detail::final_sink<decltype(cont), true>;
-    // Completion = a reduction of "unit" values: results are discarded.
-    detail::start_at_root(g.root, &detail::collective_ops<T>::template reduce<Call, detail::unit_combiner, sink, true>,
-                          call, detail::unit_combiner{}, sink{cont});
-}
-
-/// Reduce the members' results with `comb` up the tree; the root hands the
-/// merge to `cont` (future<R>& or then(obj, &U::m)).
-template <class T, class F, class... A, class Comb, continuation C>
-void reduce(group<T> g, const bound_call<F, A...>& call, Comb comb, C&& cont) {
-    using Call = bound_call<F, A...>;
+    using Mods = detail::modifiers<M...>;
+    static_assert(Mods::valid());
+    detail::check_collective_options<Mods>();
     detail::check_group_call<T, Call>();
     using R = detail::result_of<T, Call>;
     static_assert(!std::is_void_v<R>, "taco::reduce: the method returns void; use at_each with a completion");
     detail::check_invocation_argument<R>();
     detail::check_combiner<Comb, R>();
-    if constexpr (combiner<Comb, R>) { // only our static_assert when it is not: no cascade of errors
-        auto c = detail::make_continuation<R>(cont);
-        using sink = detail::final_sink<decltype(c), false>;
+    if (!g) throw std::invalid_argument("taco::reduce: null group");
+    if constexpr (Mods::completions == 0) {
+        return future<R>(detail::start_tag{}, [&](future<R>& f) { reduce(g, call, comb, f, std::forward<M>(m)...); });
+    } else if constexpr (combiner<Comb, R>) { // only our static_assert when it is not: no cascade of errors
+        detail::option_set o;
+        (detail::apply_modifier(o, m), ...);
+        const auto c = detail::make_continuation<R, Mods>(o, std::forward<M>(m)...);
+        using sink = detail::final_sink<std::remove_const_t<decltype(c)>, false>;
         detail::start_at_root(g.root, &detail::collective_ops<T>::template reduce<Call, Comb, sink>, call, comb, sink{c});
     }
 }
 
-/// Gather: `cont` (made by taco::then(obj, &U::put)) receives put(rank, value)
-/// for each member, on obj's core.
-template <class T, class F, class... A, class U, class M>
-void gather(group<T> g, const bound_call<F, A...>& call, detail::method_continuation<U, M> cont) {
+/// Gather: the continuation (made by taco::then(obj, &U::put, bound...))
+/// receives put(bound..., rank, value) for each member, on obj's core.
+template <class T, class F, class... A, class U, class C>
+void gather(group<T> g, const bound_call<F, A...>& call, detail::then_continuation<U, C> cont) {
     using Call = bound_call<F, A...>;
     detail::check_group_call<T, Call>();
     detail::check_invocation_argument<detail::result_of<T, Call>>();
-    using sink = detail::ranked_method_sink<detail::method_continuation<U, M>>;
+    if (!g) throw std::invalid_argument("taco::gather: null group");
+    using sink = detail::ranked_sink<detail::then_continuation<U, C>>;
     detail::start_at_root(g.root, &detail::collective_ops<T>::template gather<Call, sink>, call, sink{cont});
 }
 
@@ -296,15 +328,21 @@ void gather(group<T> g, const bound_call<F, A...>& call, std::span<R> out, futur
     detail::check_group_call<T, Call>();
     static_assert(std::is_same_v<std::remove_const_t<R>, detail::result_of<T, Call>>,
                   "taco::gather: the array's element type must be the method's result type");
+    if (!g) throw std::invalid_argument("taco::gather: null group");
     if (out.size() != g.size)
         throw std::invalid_argument("taco::gather: the result array has " + std::to_string(out.size()) +
                                     " elements, the group " + std::to_string(g.size));
     using helper = detail::gather_array_helper<R>;
     helper* h = detail::helper_pool<helper>::acquire();
-    done.arm();
     *h = helper{out.data(), g.size, &done, std::nullopt};
-    detail::helper_link<std::remove_const_t<R>> link{this_core(), 0, h, &helper::entry};
+    done.arm();
+    const detail::helper_link<std::remove_const_t<R>> link{this_core(), 0, h, image_ptr(&helper::entry)};
     detail::start_at_root(g.root, &detail::collective_ops<T>::template gather<Call, detail::helper_link<R>>, call, link);
+}
+/// As above; returns the future that is assigned when all results are in.
+template <class T, class F, class... A, class R>
+[[nodiscard]] future<void> gather(group<T> g, const bound_call<F, A...>& call, std::span<R> out) {
+    return future<void>(detail::start_tag{}, [&](future<void>& f) { gather(g, call, out, f); });
 }
 
 } // namespace taco

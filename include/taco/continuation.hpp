@@ -1,15 +1,23 @@
 #pragma once
 // Continuations (CCI paper, section II.A, "continuation passing"): passed
 // along with an invocation, they are themselves invocations that carry the
-// result onwards, to a future on the caller's core or to a method of any
-// object.
-#include <concepts>
+// result onwards, to a future on the caller's core or to a method (or a
+// function) with bound arguments on any core.
+//
+//   taco::then(gp, &U::on_result)          // gp->on_result(result)
+//   taco::then(gp, &U::on_result, a, b)    // gp->on_result(a, b, result)
+//   taco::then(core, &on_result, a)        // on_result(a, result) on `core`
+//
+// A void result calls the continuation with the bound arguments only.
 #include <type_traits>
+#include <utility>
 
+#include <taco/core_id.hpp>
 #include <taco/future.hpp>
 #include <taco/global_ptr.hpp>
-#include <taco/invocation_argument.hpp>
 #include <taco/m2f.hpp>
+#include <taco/uncaught_error.hpp>
+#include <taco/runtime/core.hpp>
 #include <taco/detail/request.hpp>
 
 namespace taco {
@@ -34,7 +42,8 @@ struct future_fail_message {
     void operator()() { target->set_error(error); }
 };
 
-/// Assigns a future on its core: the invocation's result message.
+/// Assigns a future on its core: the invocation's result message. (The
+/// future's address travels raw: it is only ever used on its own core.)
 template <class R>
 struct future_continuation {
     core_id core;
@@ -42,52 +51,58 @@ struct future_continuation {
 
     template <class... V>
     void deliver(V&&... v) const {
-        current_runtime<R>().template send<future_set_message<R>>(core, target, std::forward<V>(v)...);
+        runtime().send<future_set_message<R>>(core, target, std::forward<V>(v)...);
     }
-    void fail(const error_info& e) const {
-        current_runtime<R>().template send<future_fail_message<R>>(core, target, e);
-    }
+    void fail(const error_info& e) const { runtime().send<future_fail_message<R>>(core, target, e); }
 };
 
-/// Invokes `method` on `target` with the result; errors go to the
+/// Invokes `call` (with the result appended to its bound arguments) on
+/// `target` (T = void: on core `core`, no object); errors go to the
 /// uncaught-error handler of the core where they happened.
-template <class U, class M>
-struct method_continuation {
-    global_ptr<U> target;
-    M method;
+template <class T, class Call>
+struct then_continuation {
+    static constexpr bool is_taco_continuation = true;
+    core_id core;
+    object_ref<T> target;
+    Call call;
 
+    /// Call with the bound arguments followed by `v...` (the result; a
+    /// gather adds the member's rank before it).
     template <class... V>
-    void deliver(V&&... v) const {
-        using call = bound_call<M, std::decay_t<V>...>;
-        current_runtime<U>().template send<request<U, call, no_continuation>>(
-            target.core(), object_ref<U>{target.address()}, call{method, {{std::forward<V>(v)}...}}, no_continuation{});
+    void deliver(const V&... v) const {
+        const auto full = extend(call, v...);
+        runtime().send<request<T, std::remove_const_t<decltype(full)>, no_continuation>>(core, target, full,
+                                                                                         no_continuation{});
     }
     void fail(const error_info& e) const { no_continuation{}.fail(e); }
-};
 
-template <class C>
-inline constexpr bool is_continuation_v = false;
-template <class R>
-inline constexpr bool is_continuation_v<future_continuation<R>> = true;
-template <class U, class M>
-inline constexpr bool is_continuation_v<method_continuation<U, M>> = true;
+private:
+    template <class C>
+    static C extend(const C& c) {
+        return c;
+    }
+    template <class C, class V, class... Vs>
+    static auto extend(const C& c, const V& v, const Vs&... vs) {
+        return extend(c.with_last(v), vs...);
+    }
+};
 
 } // namespace detail
 
-/// A continuation that invokes `method` on `*target` with the result (or with
-/// no argument for a void result), on target's core.
-template <class U, class M>
-    requires std::is_member_function_pointer_v<M>
-constexpr detail::method_continuation<U, M> then(global_ptr<U> target, M method) noexcept {
-    return {target, method};
+/// A continuation that invokes `method` on `*target`, on target's core, with
+/// `bound...` and then the result as arguments.
+template <class U, class F, class... B>
+auto then(global_ptr<U> target, F fn, B&&... bound) {
+    auto call = m2f(fn, std::forward<B>(bound)...);
+    return detail::then_continuation<U, decltype(call)>{target.core(), {target.address()}, call};
 }
-
-/// Anything async accepts as its continuation: a future<R>& on the calling
-/// core, or a continuation made by taco::then.
-template <class C>
-concept continuation = detail::is_continuation_v<std::remove_cvref_t<C>> ||
-                       requires(const std::remove_cvref_t<C>& c) { c.arm().slot; } || // taco::within
-                       requires { typename std::remove_cvref_t<C>::value_type; } &&
-                           std::is_same_v<std::remove_cvref_t<C>, future<typename std::remove_cvref_t<C>::value_type>>;
+/// A continuation that calls `fn(bound..., result)` on core `core`.
+template <class F, class... B>
+auto then(core_id core, F fn, B&&... bound) {
+    static_assert(!std::is_member_pointer_v<F>,
+                  "taco::then: a method needs an object: pass a taco::global_ptr to it, not a core id");
+    auto call = m2f(fn, std::forward<B>(bound)...);
+    return detail::then_continuation<void, decltype(call)>{core, {}, call};
+}
 
 } // namespace taco

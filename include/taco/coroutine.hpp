@@ -24,7 +24,8 @@
 
 #include <taco/activity.hpp>
 #include <taco/future.hpp>
-#include <taco/runtime.hpp>
+#include <taco/runtime/core.hpp>
+#include <taco/stopped_error.hpp>
 #include <taco/task.hpp>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -212,11 +213,10 @@ private:
 /// A scheduling point inside a coroutine: let the core run its invocations
 /// and the tasks ready before this one, then continue. Elsewhere it only
 /// runs one round of the core's loop.
-template <class Dep = void>
-void yield() {
-    auto& rt = detail::current_runtime<Dep>();
+inline void yield() {
+    auto& rt = detail::runtime();
     if (task* t = rt.current_task(); t && t->kind() == task_kind::coroutine) {
-        rt.schedule(*t);
+        rt.make_ready(*t);
         t->block();
     } else {
         rt.progress();
@@ -233,7 +233,7 @@ auto spawn_coroutine(F fn, schedule s = {}) {
         f.arm();
         auto* fp = &f;
         auto body = [fn = std::move(fn), fp]() mutable { detail::deliver_outcome(fn, fp); };
-        detail::current_runtime<F>().schedule(
+        detail::runtime().make_ready(
             *new detail::coroutine_task<decltype(body)>(std::move(body), s, coroutine_stack_size));
     });
 }

@@ -11,9 +11,9 @@
 
 #include <taco/core_id.hpp>
 #include <taco/remote_error.hpp>
-#include <taco/runtime.hpp>
+#include <taco/detail/core_identity.hpp>
+#include <taco/runtime/core.hpp>
 #include <taco/task.hpp>
-#include <taco/this_core.hpp>
 
 namespace taco {
 
@@ -21,10 +21,10 @@ template <class R>
 class future;
 
 /// Thrown by future::get() when the result did not come within its limit
-/// (taco::within).
+/// (the taco::timeout option).
 class timeout_error : public std::runtime_error {
 public:
-    timeout_error() : std::runtime_error("taco: no result within the time limit (taco::within)") {}
+    timeout_error() : std::runtime_error("taco: no result within the time limit (taco::timeout)") {}
 };
 
 namespace detail {
@@ -47,9 +47,10 @@ struct future_value<void> {
 /// The result of an invocation, on the caller's core. Not copyable or movable:
 /// the pending continuation holds its address. A future that still waits for
 /// its result when destroyed serves invocations until the result has come,
-/// so a late result never writes into freed memory.
+/// so a late result never writes into freed memory. [[nodiscard]]: a
+/// dropped future would wait at once, in its destructor.
 template <class R>
-class future {
+class [[nodiscard]] future {
 public:
     using value_type = R;
 
@@ -59,13 +60,13 @@ public:
     ~future() {
         // Never throws: on a stopping core the result will not come anyway.
         if (armed_ && !ready_) {
-            auto& rt = detail::current_runtime<R>();
+            auto& rt = detail::runtime();
             if (task* t = rt.current_task(); t && t->kind() == task_kind::coroutine) block_in(*t);
             else rt.wait_until_or_stopped([this] { return ready_; });
         }
     }
 
-    /// Used by taco::call: start the invocation on this very object (C++17
+    /// Used by taco::call and the spawns: start the work on this very object (C++17
     /// guaranteed elision keeps its address stable).
     template <class Start>
     future(detail::start_tag, Start&& start) {
@@ -82,7 +83,7 @@ public:
     /// activity or protothread cannot wait: taco::blocking_error.
     void wait() {
         if (ready_) return;
-        auto& rt = detail::current_runtime<R>();
+        auto& rt = detail::runtime();
         if (task* t = rt.current_task()) block_in(*t);
         else rt.wait_until([this] { return ready_; });
     }
@@ -98,7 +99,7 @@ public:
     /// Schedule `t` on this core when the result has come (protothreads:
     /// TACO_PT_AWAIT). One task per future.
     void resume_when_ready(task& t) {
-        if (ready_) return detail::current_runtime<R>().schedule(t);
+        if (ready_) return detail::runtime().make_ready(t);
         if (waiter_ && waiter_ != &t) throw blocking_error("taco: two tasks wait on one future; give each its own");
         waiter_ = &t;
     }
@@ -129,7 +130,7 @@ public:
 private:
     void became_ready() {
         ready_ = true;
-        if (task* w = std::exchange(waiter_, nullptr)) detail::current_runtime<R>().schedule(*w);
+        if (task* w = std::exchange(waiter_, nullptr)) detail::runtime().make_ready(*w);
     }
     void block_in(task& t) {
         if (t.kind() != task_kind::coroutine) t.block(); // throws: only coroutines keep a stack to block on

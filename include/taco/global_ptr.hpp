@@ -10,7 +10,7 @@
 
 #include <taco/config.hpp>
 #include <taco/core_id.hpp>
-#include <taco/this_core.hpp>
+#include <taco/detail/core_identity.hpp>
 
 namespace taco {
 
@@ -21,9 +21,6 @@ public:
 
     constexpr global_ptr() noexcept = default;
     constexpr global_ptr(core_id core, T* address) noexcept : core_(core), ptr_(address) {}
-
-    /// A global pointer to a local object (must be called on a core).
-    static global_ptr local(T* address) noexcept { return {this_core(), address}; }
 
     template <class U>
         requires std::is_convertible_v<U*, T*>
@@ -65,5 +62,11 @@ private:
 };
 
 static_assert(std::is_trivially_copyable_v<global_ptr<int>>);
+
+/// The global pointer of an object of the calling core (as UPC++'s to_global_ptr).
+template <class T>
+global_ptr<T> to_global(T* address) noexcept {
+    return {this_core(), address};
+}
 
 } // namespace taco

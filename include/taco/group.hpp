@@ -15,6 +15,7 @@
 #include <taco/async.hpp>
 #include <taco/future.hpp>
 #include <taco/global_ptr.hpp>
+#include <taco/this_core.hpp>
 #include <taco/topology.hpp>
 
 namespace taco {
@@ -50,7 +51,7 @@ template <class T>
 global_ptr<group_node<T>> create_node(global_ptr<T> member, std::uint32_t rank, std::uint32_t size) {
     auto* n = new group_node<T>{member.get(), rank, size, {}};
     core_local<node_registry<T>>().live.insert(n);
-    return global_ptr<group_node<T>>::local(n);
+    return to_global(n);
 }
 
 template <class T>

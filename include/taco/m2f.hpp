@@ -2,14 +2,15 @@
 // m2f, "method to functor" (CCI paper, section III; TACO [20]): binds a
 // pointer-to-member (or a function, or a trivially copyable callable) and its
 // argument values into one trivially copyable functor that can travel in a
-// message and is applied on the destination object there.
-#include <concepts>
+// message and is applied on the destination object there. Code addresses
+// in it travel image-relative (image_ptr.hpp).
 #include <cstddef>
 #include <functional>
 #include <type_traits>
 #include <utility>
 
-#include <taco/invocation_argument.hpp>
+#include <taco/image_ptr.hpp>
+#include <taco/detail/argument_check.hpp>
 
 namespace taco {
 
@@ -25,10 +26,17 @@ template <class Seq, class... A>
 struct arg_pack_impl;
 template <std::size_t... I, class... A>
 struct arg_pack_impl<std::index_sequence<I...>, A...> : arg_leaf<I, A>... {
+    /// f(front..., stored..., back...)
     template <class F, class... Front>
     decltype(auto) apply(F&& f, Front&&... front) {
         return std::invoke(std::forward<F>(f), std::forward<Front>(front)...,
                            static_cast<arg_leaf<I, A>&>(*this).value...);
+    }
+    /// The pack with `v` appended (a continuation's bound arguments + the result).
+    template <class V>
+    auto append(const V& v) const {
+        return arg_pack_impl<std::index_sequence<I..., sizeof...(A)>, A..., V>{
+            {static_cast<const arg_leaf<I, A>&>(*this).value}..., {v}};
     }
 };
 template <class... A>
@@ -41,7 +49,8 @@ using arg_pack = arg_pack_impl<std::index_sequence_for<A...>, A...>;
 /// callable taking the object first, or `fn(args...)` otherwise.
 template <class F, class... A>
 struct bound_call {
-    F fn;
+    using callable_type = F;
+    detail::portable_callable<F> fn;
     detail::arg_pack<A...> args;
 
     template <class T>
@@ -58,17 +67,23 @@ struct bound_call {
     template <class T>
     decltype(auto) apply([[maybe_unused]] T* obj) {
         if constexpr (std::is_void_v<T>)
-            return args.apply(fn);
+            return args.apply(fn.get());
         else if constexpr (std::is_member_pointer_v<F>)
-            return args.apply(fn, obj);
+            return args.apply(fn.get(), obj);
         else if constexpr (std::is_invocable_v<F&, T&, A&...>)
-            return args.apply(fn, *obj);
+            return args.apply(fn.get(), *obj);
         else
-            return args.apply(fn);
+            return args.apply(fn.get());
     }
 
     template <class T>
     using result_type = std::decay_t<decltype(std::declval<bound_call&>().template apply<T>(nullptr))>;
+
+    /// The same call with one more argument at the end.
+    template <class V>
+    bound_call<F, A..., V> with_last(const V& v) const {
+        return {fn, args.append(v)};
+    }
 };
 
 template <class T>
@@ -85,7 +100,7 @@ constexpr auto m2f(F fn, A&&... args) {
                   "captures?). Bind a pointer-to-member or a function, or capture only trivially "
                   "copyable values.");
     (detail::check_invocation_argument<std::decay_t<A>>(), ...);
-    return bound_call<F, std::decay_t<A>...>{fn, {{std::forward<A>(args)}...}};
+    return bound_call<F, std::decay_t<A>...>{detail::portable_callable<F>(fn), {{std::forward<A>(args)}...}};
 }
 
 } // namespace taco

@@ -4,15 +4,16 @@
 #include <type_traits>
 
 #include <taco/async.hpp>
+#include <taco/future.hpp>
 #include <taco/global_ptr.hpp>
-#include <taco/invocation_argument.hpp>
+#include <taco/detail/argument_check.hpp>
 
 namespace taco {
 
 namespace detail {
 template <class T, class... A>
 global_ptr<T> construct_here(A... args) {
-    return global_ptr<T>::local(new T(args...));
+    return to_global(new T(args...));
 }
 template <class T>
 void delete_here(global_ptr<T> p) {
@@ -20,14 +21,14 @@ void delete_here(global_ptr<T> p) {
 }
 } // namespace detail
 
-/// `new T(args...)` on core `core`; waits (serving invocations) for the
-/// global pointer. Constructor arguments travel in a message like any
-/// invocation argument.
+/// `new T(args...)` on core `core`; the future gets the object's global
+/// pointer (or the constructor's exception). Constructor arguments travel in
+/// a message like any invocation argument.
 template <class T, class... A>
-global_ptr<T> new_on(core_id core, A&&... args) {
+[[nodiscard]] future<global_ptr<T>> new_on(core_id core, A&&... args) {
     static_assert(std::is_constructible_v<T, std::decay_t<A>&...>,
                   "taco::new_on: T cannot be constructed from these arguments");
-    return sync(core, &detail::construct_here<T, std::decay_t<A>...>, std::forward<A>(args)...);
+    return call(core, &detail::construct_here<T, std::decay_t<A>...>, std::forward<A>(args)...);
 }
 
 /// `delete` the object on its core; waits until it is gone.

@@ -22,7 +22,8 @@
 #include <cstdint>
 #include <exception>
 
-#include <taco/runtime.hpp>
+#include <taco/runtime/core.hpp>
+#include <taco/stopped_error.hpp>
 #include <taco/task.hpp>
 
 namespace taco {
@@ -68,23 +69,14 @@ private:
     std::exception_ptr error_;
 };
 
-/// The task running on this core: nullptr in main and in invocations run
-/// straight from the channel.
-template <class Dep = void>
-task* current_task() {
-    return detail::current_runtime<Dep>().current_task();
-}
-
 /// Make a protothread (or any task) ready on this core.
-template <class Dep = void>
-void start(task& t) {
-    detail::current_runtime<Dep>().schedule(t);
+inline void start(task& t) {
+    detail::runtime().make_ready(t);
 }
 /// Start a protothread, again from the beginning if it had finished.
-template <class Dep = void>
-void start(protothread& p) {
+inline void start(protothread& p) {
     if (p.finished()) p.reset();
-    detail::current_runtime<Dep>().schedule(p);
+    detail::runtime().make_ready(p);
 }
 
 } // namespace taco

@@ -21,9 +21,6 @@ struct schedule {
     int priority = 0;
     /// Absolute deadline: earlier runs first (EDF scheduler).
     task_clock::time_point deadline = task_clock::time_point::max();
-
-    static schedule with_priority(int p) noexcept { return {p, task_clock::time_point::max()}; }
-    static schedule within(task_clock::duration d) noexcept { return {0, task_clock::now() + d}; }
 };
 
 /// activity: runs to completion; protothread: stackless, TACO_PT_AWAIT;
@@ -31,15 +28,12 @@ struct schedule {
 enum class task_kind : std::uint8_t { activity, protothread, coroutine, co_task };
 
 /// How an invocation runs on arrival when it should not run straight from
-/// the channel: as a task of this kind, scheduled by the core's policy.
+/// the channel: as a task of this kind, scheduled by the core's policy
+/// (the options taco::as_activity(), taco::as_coroutine(), ...).
 struct task_spec {
     schedule sched;
     task_kind kind = task_kind::activity;
 };
-/// Run the invocation as an activity, scheduled by `s` (priority, deadline).
-inline task_spec as_activity(schedule s = {}) noexcept { return {s, task_kind::activity}; }
-/// Run the invocation as a coroutine, so it may block (sync, future::get).
-inline task_spec as_coroutine(schedule s = {}) noexcept { return {s, task_kind::coroutine}; }
 
 class task {
 public:

@@ -1,22 +1,47 @@
 #pragma once
-#include <limits>
+// What code running on a core may ask of its own core: who it is, its
+// counters, one round of its loop, a wait that keeps serving invocations, a
+// scheduling point for urgent invocations, and per-core library state.
+#include <cstddef>
+#include <utility>
 
-#include <taco/core_id.hpp>
+#include <taco/core_stats.hpp>
+#include <taco/detail/core_identity.hpp>
+#include <taco/runtime/core.hpp>
 
 namespace taco {
 
-inline constexpr core_id no_core = std::numeric_limits<core_id>::max();
+/// Message counters of the calling core.
+inline const core_stats& stats() { return detail::runtime().stats(); }
 
-namespace detail {
-// Set by the runtime on each core's thread (or process) before user code runs.
-inline thread_local core_id tls_core = no_core;
-inline thread_local core_id tls_core_count = 0;
-} // namespace detail
+/// Run one round of this core's runtime (flush queued sends, run received
+/// invocations, one ready task); returns how much it moved. For loops that
+/// wait on something other than a future.
+inline std::size_t poll() { return detail::runtime().progress(); }
 
-/// The core the caller runs on, or taco::no_core outside a TACO runtime.
-inline core_id this_core() noexcept { return detail::tls_core; }
+/// Serve incoming invocations until pred() holds (throws taco::stopped_error
+/// if the program stops first).
+template <class Pred>
+void wait_until(Pred&& pred) {
+    detail::runtime().wait_until(std::forward<Pred>(pred));
+}
 
-/// Number of cores of the running program (0 outside a TACO runtime).
-inline core_id core_count() noexcept { return detail::tls_core_count; }
+/// A scheduling point inside long-running code (a task, a long invocation):
+/// runs the invocations that arrived if one of them is urgent. Returns
+/// whether it did. Cheap (one load) when nothing is urgent.
+inline bool urgent_point() { return detail::runtime().urgent_point(); }
+
+/// The task running on this core: nullptr in main and in invocations run
+/// straight from the channel.
+inline task* current_task() { return detail::runtime().current_task(); }
+
+/// This core's instance of T, default-constructed on first use and destroyed
+/// when the core stops: state a library keeps per core and per run (MESH's
+/// allocator on the home core, a group's nodes). Not for T that must
+/// outlive the run.
+template <class T>
+T& core_local() {
+    return detail::runtime().local<T>();
+}
 
 } // namespace taco

@@ -1,25 +1,20 @@
 #pragma once
-// Timers and timeouts (CCI paper, section II.A): "the caller creates a
-// timeout invocation that will be carried out by the runtime environment
-// after a specified time ... either the real continuation or the timeout
-// will be processed first".
+// Timers (CCI paper, section II.A: "the caller creates a timeout invocation
+// that will be carried out by the runtime environment after a specified
+// time"): run an invocation on its target's core once a delay has passed.
 //
-//   taco::after(10ms, gp, taco::m2f(&T::tick));            // run on gp's core in 10 ms
-//   taco::after(10ms, core, taco::m2f(fn, args...));       // a function on a core
-//   taco::future<long> f;
-//   taco::async(gp, taco::m2f(&T::slow), taco::within(f, 5ms));
-//   f.get();                                               // value, or throws taco::timeout_error
+//   taco::after(10ms, gp, &T::tick);                // a method, on gp's core
+//   taco::after(10ms, core, &fn, args...);          // a function, on `core`
 //
-// A result that comes after its future timed out is dropped (and counted in
-// core_stats::late_results): it addresses a {slot, generation} on the
-// caller's core, never the future itself, which may be gone by then.
+// Timeouts of results are an invocation option instead (taco::timeout).
 #include <chrono>
 #include <memory>
 #include <type_traits>
+#include <utility>
 
 #include <taco/async.hpp>
-#include <taco/future.hpp>
-#include <taco/runtime.hpp>
+#include <taco/m2f.hpp>
+#include <taco/runtime/core.hpp>
 #include <taco/detail/request.hpp>
 #include <taco/detail/timer_queue.hpp>
 
@@ -48,115 +43,34 @@ struct timer_request {
     Req req;
     void operator()() {
         auto body = [r = req]() mutable { r(); };
-        current_runtime<Req>().add_timer(*new function_timer<decltype(body)>(due, std::move(body)));
-    }
-};
-
-template <class R>
-future<R>* claim_future(std::uint32_t slot, std::uint32_t generation) {
-    auto& rt = current_runtime<R>();
-    auto* s = rt.claim_slot(slot, generation);
-    if (!s) return nullptr; // late: the future timed out
-    if (s->timer->timer_hook.is_linked()) {
-        rt.cancel_timer(*s->timer);
-        s->timer->discard();
-    } // else it is due and queued: it will find the slot closed and do nothing
-    return static_cast<future<R>*>(s->future);
-}
-
-template <class R>
-struct timed_set_message {
-    std::uint32_t slot, generation;
-    value_or_unit<R> value;
-    void operator()() {
-        if (auto* f = claim_future<R>(slot, generation)) {
-            if constexpr (std::is_void_v<R>) f->set_value(); else f->set_value(value);
-        }
-    }
-};
-template <class R>
-struct timed_fail_message {
-    std::uint32_t slot, generation;
-    error_info error;
-    void operator()() {
-        if (auto* f = claim_future<R>(slot, generation)) f->set_error(error);
-    }
-};
-
-template <class R>
-struct timed_future_continuation {
-    core_id core;
-    std::uint32_t slot, generation;
-    template <class... V>
-    void deliver(V&&... v) const {
-        current_runtime<R>().template send<timed_set_message<R>>(core, slot, generation,
-                                                                 value_or_unit<R>{std::forward<V>(v)...});
-    }
-    void fail(const error_info& e) const {
-        current_runtime<R>().template send<timed_fail_message<R>>(core, slot, generation, e);
-    }
-};
-
-template <class R>
-class timeout_timer final : public timer_task {
-public:
-    timeout_timer(task_clock::time_point due) : timer_task(due, {}) {}
-    std::uint32_t slot = 0, generation = 0;
-    void discard() override { delete this; }
-    void run() override {
-        std::unique_ptr<timeout_timer> self(this);
-        auto& rt = current_runtime<R>();
-        if (auto* s = rt.claim_slot(slot, generation, /*count_late=*/false))
-            static_cast<future<R>*>(s->future)->set_timeout();
-    }
-};
-
-template <class R>
-struct timed_future {
-    using value_type = R;
-    future<R>* target;
-    task_clock::duration limit;
-
-    /// Arm the future, open its slot and start the timeout timer.
-    timed_future_continuation<R> arm() const {
-        auto& rt = current_runtime<R>();
-        target->arm();
-        auto* timer = new timeout_timer<R>(task_clock::now() + limit);
-        const auto [slot, generation] = rt.open_slot(target, timer);
-        timer->slot = slot;
-        timer->generation = generation;
-        rt.add_timer(*timer);
-        return {this_core(), slot, generation};
+        runtime().add_timer(*new function_timer<decltype(body)>(due, std::move(body)));
     }
 };
 
 } // namespace detail
 
-/// A continuation into `f` that gives up after `limit`: f then throws
-/// taco::timeout_error, and a late result is dropped.
-template <class R, class Rep, class Period>
-detail::timed_future<R> within(future<R>& f, std::chrono::duration<Rep, Period> limit) {
-    return {&f, std::chrono::duration_cast<task_clock::duration>(limit)};
-}
-
-/// Run `call` on `*target`, on target's core, once `delay` has passed (as an
-/// activity; exceptions go to that core's uncaught-error handler).
-template <class Rep, class Period, class T, class F, class... A>
-void after(std::chrono::duration<Rep, Period> delay, global_ptr<T> target, const bound_call<F, A...>& call) {
-    static_assert(bound_call<F, A...>::template applies_to<T>,
-                  "taco::after: the bound method cannot be called with these arguments on this object type");
-    using req = detail::request<T, bound_call<F, A...>, detail::no_continuation>;
-    detail::current_runtime<T>().template send<detail::timer_request<req>>(
-        target.core(), task_clock::now() + delay, req{{target.address()}, call, {}});
-}
-/// Run the function `call` on core `core` once `delay` has passed.
-template <class Rep, class Period, class F, class... A>
-void after(std::chrono::duration<Rep, Period> delay, core_id core, const bound_call<F, A...>& call) {
-    static_assert(bound_call<F, A...>::template applies_to<void>,
-                  "taco::after: the bound function cannot be called with these arguments");
-    using req = detail::request<void, bound_call<F, A...>, detail::no_continuation>;
-    detail::current_runtime<F>().template send<detail::timer_request<req>>(core, task_clock::now() + delay,
-                                                                          req{{}, call, {}});
+/// Run the call on the target's core once `delay` has passed (as an
+/// activity; exceptions go to that core's uncaught-error handler). The target
+/// is a taco::global_ptr or a core id, the call as for taco::async.
+template <class Rep, class Period, class Target, class F, class... A>
+void after(std::chrono::duration<Rep, Period> delay, Target target, F&& fn, A&&... args) {
+    static_assert(detail::target_traits<Target>::single,
+                  "taco::after: the target is a taco::global_ptr or a core id (not a group)");
+    const auto call = detail::bind_call(std::forward<F>(fn), std::forward<A>(args)...);
+    using Call = detail::bare<decltype(call)>;
+    using T = typename detail::target_traits<Target>::object;
+    detail::check_applies<Call, T>();
+    using req = detail::request<T, Call, detail::no_continuation>;
+    detail::object_ref<T> object{};
+    core_id dest;
+    if constexpr (std::is_void_v<T>) {
+        dest = core_id(target);
+    } else {
+        object.ptr = target.address();
+        dest = target.core();
+    }
+    const auto due = task_clock::now() + std::chrono::duration_cast<task_clock::duration>(delay);
+    detail::runtime().send<detail::timer_request<req>>(dest, due, req{object, call, {}});
 }
 
 } // namespace taco

@@ -6,7 +6,7 @@ struct sink {
 };
 void f(taco::global_ptr<sink> gp, int* local) {
 #ifdef TACO_NEG_CONTROL
-    taco::async(gp, &sink::take_global, taco::global_ptr<int>::local(local));
+    taco::async(gp, &sink::take_global, taco::to_global(local));
 #else
     taco::async(gp, &sink::take, local);
 #endif

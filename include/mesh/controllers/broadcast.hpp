@@ -1,33 +1,38 @@
 #pragma once
 // Broadcast (BC) controller, MESH paper section III.B: a needs-flush flag per
-// core. Acquiring with the flag set invalidates this core's view; releasing a
-// modified object writes it back while a TACO collective sets the flag on
-// every other core (the two overlap), and the release returns once both are
-// done, so whatever the writer does next (tell a reader, release a flag
-// object) happens after every core's flag is set.
+// core. Acquiring with the flag cleared refreshes this core's view;
+// releasing a modified object writes it back while a TACO collective clears
+// the flag on every other core (the two overlap), and the release returns
+// once both are done, so whatever the writer does next (tell a reader,
+// release a flag object) happens after every core's flag is cleared.
 #include <cstdint>
 
 #include <mesh/controller.hpp>
+#include <taco/future.hpp>
 
 namespace mesh::controllers {
 
 struct broadcast {
     static constexpr const char* name = "broadcast";
     struct state {
-        std::uint32_t valid; // detail::flag_state layout: cleared by other cores' broadcasts
+        std::uint32_t valid; // this core's view is known to be current
     };
-    static void adopt(shared_object_view&, state& s, std::uint64_t) noexcept { s.valid = 1; }
-    static void acquire_read(shared_object_view& v, state& s) {
+
+    /// Remote side: another core released a modified object.
+    static void on_notify(state& s) noexcept { s.valid = 0; }
+
+    static void adopt(controlled_object&, state& s, std::uint64_t) noexcept { s.valid = 1; }
+    static void acquire_read(controlled_object& o, state& s) {
         if (s.valid) [[likely]] return;
-        v.invalidate();
+        o.refresh();
         s.valid = 1;
     }
-    static void release_read(shared_object_view&, state&) noexcept {}
-    static void acquire_write(shared_object_view& v, state& s) { acquire_read(v, s); }
-    static void release_write(shared_object_view& v, state&, bool modified) {
+    static void release_read(controlled_object&, state&) noexcept {}
+    static void acquire_write(controlled_object& o, state& s) { acquire_read(o, s); }
+    static void release_write(controlled_object& o, state&, bool modified) {
         if (!modified) return;
         taco::future<void> done;
-        v.write_back([&] { v.notify_others(done); });
+        o.publish([&] { o.notify_others<&on_notify>(done); });
         done.get();
     }
 };

@@ -11,11 +11,11 @@ namespace mesh::controllers {
 struct noop {
     static constexpr const char* name = "noop";
     struct state {};
-    static void adopt(shared_object_view&, state&, std::uint64_t) noexcept {}
-    static void acquire_read(shared_object_view&, state&) noexcept {}
-    static void release_read(shared_object_view&, state&) noexcept {}
-    static void acquire_write(shared_object_view&, state&) noexcept {}
-    static void release_write(shared_object_view&, state&, bool) noexcept {}
+    static void adopt(controlled_object&, state&, std::uint64_t) noexcept {}
+    static void acquire_read(controlled_object&, state&) noexcept {}
+    static void release_read(controlled_object&, state&) noexcept {}
+    static void acquire_write(controlled_object&, state&) noexcept {}
+    static void release_write(controlled_object&, state&, bool) noexcept {}
 };
 
 } // namespace mesh::controllers

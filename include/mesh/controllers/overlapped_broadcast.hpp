@@ -13,36 +13,41 @@
 #include <cstdint>
 
 #include <mesh/controller.hpp>
+#include <taco/future.hpp>
 
 namespace mesh::controllers {
 
 struct overlapped_broadcast {
     static constexpr const char* name = "overlapped_broadcast";
     struct state {
-        std::uint32_t valid;             // detail::flag_state layout
+        std::uint32_t valid;             // this core's view is known to be current
         taco::future<void>* broadcast;   // on the writer's core while it writes
     };
-    static void adopt(shared_object_view&, state& s, std::uint64_t) noexcept { s.valid = 1; }
-    static void acquire_read(shared_object_view& v, state& s) {
+
+    /// Remote side: another core acquired the object for writing.
+    static void on_notify(state& s) noexcept { s.valid = 0; }
+
+    static void adopt(controlled_object&, state& s, std::uint64_t) noexcept { s.valid = 1; }
+    static void acquire_read(controlled_object& o, state& s) {
         if (s.valid) [[likely]] return;
-        const bool writing = v.write_pending(); // before the copy: see the comment at the top
-        v.invalidate();
+        const bool writing = o.write_pending(); // before the copy: see the comment at the top
+        o.refresh();
         s.valid = !writing;
     }
-    static void release_read(shared_object_view&, state&) noexcept {}
-    static void acquire_write(shared_object_view& v, state& s) {
-        acquire_read(v, s);
-        v.begin_pending_write();
+    static void release_read(controlled_object&, state&) noexcept {}
+    static void acquire_write(controlled_object& o, state& s) {
+        acquire_read(o, s);
+        o.begin_pending_write();
         s.broadcast = new taco::future<void>;
-        v.notify_others(*s.broadcast);
+        o.notify_others<&on_notify>(*s.broadcast);
     }
-    static void release_write(shared_object_view& v, state& s, bool modified) {
-        if (modified) v.write_back();
-        v.end_pending_write();
+    static void release_write(controlled_object& o, state& s, bool modified) {
+        if (modified) o.publish();
+        o.end_pending_write();
         taco::future<void>* b = s.broadcast;
         s.broadcast = nullptr;
+        struct free_after { taco::future<void>* f; ~free_after() { delete f; } } owner{b};
         b->get(); // usually done already: it started at acquire
-        delete b;
     }
 };
 

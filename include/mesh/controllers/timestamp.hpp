@@ -16,15 +16,15 @@ struct timestamp {
     struct state {
         std::uint64_t seen;
     };
-    static void adopt(shared_object_view&, state& s, std::uint64_t version) noexcept { s.seen = version; }
-    static void acquire_read(shared_object_view& v, state& s) {
-        if (v.version() == s.seen) [[likely]] return;
-        s.seen = v.invalidate();
+    static void adopt(controlled_object&, state& s, std::uint64_t version) noexcept { s.seen = version; }
+    static void acquire_read(controlled_object& o, state& s) {
+        if (o.version() == s.seen) [[likely]] return;
+        s.seen = o.refresh();
     }
-    static void release_read(shared_object_view&, state&) noexcept {}
-    static void acquire_write(shared_object_view& v, state& s) { acquire_read(v, s); }
-    static void release_write(shared_object_view& v, state& s, bool modified) {
-        if (modified) s.seen = v.write_back();
+    static void release_read(controlled_object&, state&) noexcept {}
+    static void acquire_write(controlled_object& o, state& s) { acquire_read(o, s); }
+    static void release_write(controlled_object& o, state& s, bool modified) {
+        if (modified) s.seen = o.publish();
     }
 };
 

@@ -6,8 +6,9 @@
 #include <type_traits>
 
 #include <taco/remote_error.hpp>
-#include <taco/runtime.hpp>
-#include <taco/this_core.hpp>
+#include <taco/stopped_error.hpp>
+#include <taco/uncaught_error.hpp>
+#include <taco/detail/core_identity.hpp>
 
 namespace taco::detail {
 
@@ -16,7 +17,7 @@ namespace taco::detail {
 struct no_continuation {
     template <class... V>
     void deliver(V&&...) const noexcept {}
-    void fail(const error_info& e) const { uncaught_handler.load(std::memory_order_relaxed)(e); }
+    void fail(const error_info& e) const { report_uncaught(e); }
 };
 
 /// The target object; invocations on a core (T = void) carry none.

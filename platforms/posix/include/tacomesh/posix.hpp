@@ -1,10 +1,8 @@
 #pragma once
-// The POSIX platform of tacomesh, bound as this program's TACO platform,
-// then TACO and MESH. Include it before any other taco/ or mesh/ header.
-#include <taco/platform.hpp>
-#include <tacomesh/posix/platform.hpp>
-
-TACO_BIND_PLATFORM(tacomesh::posix::platform);
-
-#include <taco/taco.hpp>
+// The POSIX platform of tacomesh, with TACO and MESH: everything a program
+// on POSIX needs. The platform is chosen by the configuration passed to
+// taco::run (tacomesh::posix::config), not by this header: the headers may
+// be included in any order.
 #include <mesh/mesh.hpp>
+#include <taco/taco.hpp>
+#include <tacomesh/posix/platform.hpp>

@@ -24,7 +24,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <mesh/memory_platform.hpp>
+#include <taco/platform/memory_endpoint.hpp>
 #include <taco/core_id.hpp>
 #include <tacomesh/posix/arena.hpp>
 
@@ -41,17 +41,16 @@ public:
                           : mapping()),
           private_(private_stride_ * (processes ? 1 : cores), mapping::sharing::private_, "core-private memory") {}
 
-    std::span<std::byte> region(mesh::memory_mode m) const noexcept {
-        if (m == mesh::memory_mode::cached) {
+    std::span<std::byte> region(taco::memory_mode m) const noexcept {
+        if (m == taco::memory_mode::cached) {
             const mapping& v = processes_ ? view_ : canonical_;
             return {v.data(), v.size()};
         }
         return {non_cached_.data(), non_cached_.size()};
     }
     std::span<std::byte> private_region() const noexcept { return {private_.data(), private_stride_}; }
-    void* local(const void* p, taco::core_id me) const noexcept {
-        auto* b = const_cast<std::byte*>(static_cast<const std::byte*>(p));
-        return processes_ ? b : b + std::size_t(me) * private_stride_;
+    std::ptrdiff_t private_offset(taco::core_id me) const noexcept {
+        return processes_ ? 0 : std::ptrdiff_t(me) * std::ptrdiff_t(private_stride_);
     }
     bool coherent() const noexcept { return !processes_; }
 

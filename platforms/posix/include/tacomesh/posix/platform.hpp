@@ -28,7 +28,8 @@
 #include <thread>
 #include <vector>
 
-#include <mesh/memory_platform.hpp>
+#include <taco/platform/memory_endpoint.hpp>
+#include <tacomesh/posix/cpu_relax.hpp>
 #include <tacomesh/posix/processes.hpp>
 #include <tacomesh/posix/shared_state.hpp>
 
@@ -79,7 +80,7 @@ public:
         if (s_.oversubscribed)
             ::sched_yield(); // another core on this CPU may be the one we wait for
         else
-            __builtin_ia32_pause();
+            detail::cpu_relax();
     }
 
     void idle(std::chrono::nanoseconds limit) {
@@ -109,9 +110,9 @@ public:
     }
 
     // ---- memory for MESH (mesh::memory_endpoint) ----
-    std::span<std::byte> region(mesh::memory_mode m) const noexcept { return s_.regions.region(m); }
+    std::span<std::byte> region(taco::memory_mode m) const noexcept { return s_.regions.region(m); }
     std::span<std::byte> private_region() const noexcept { return s_.regions.private_region(); }
-    void* local(const void* p) const noexcept { return s_.regions.local(p, id_); }
+    std::ptrdiff_t private_offset() const noexcept { return s_.regions.private_offset(id_); }
     void invalidate(const void* p, std::size_t n) { s_.regions.invalidate(p, n); }
     void write_back(const void* p, std::size_t n) { s_.regions.write_back(p, n); }
     bool coherent() const noexcept { return s_.regions.coherent(); }
@@ -138,7 +139,7 @@ private:
     }
 
     [[gnu::noinline]] detail::ring::producer connect(core_id dest) {
-        auto* r = detail::ring::create(s_.memory.allocate(s_.ring_bytes), s_.cfg.ring_slots, id_);
+        auto* r = detail::ring::create(s_.memory.allocate(s_.ring_bytes), s_.cfg.ring_slots);
         ring_link(r, s_.records[dest].incoming);
         s_.rings->fetch_add(1, std::memory_order_relaxed);
         return r->make_producer();

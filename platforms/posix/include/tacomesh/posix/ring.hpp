@@ -47,14 +47,13 @@ struct alignas(cache_line) ring {
     std::uint64_t head = 0;
     ring* next = nullptr;          // next incoming ring of the same destination
     std::uint64_t mask;
-    taco::core_id source;
     slot slots[1];                 // really `capacity` slots, allocated in place
 
     static std::size_t bytes_for(std::uint32_t capacity) noexcept {
         return offsetof(ring, slots) + sizeof(slot) * capacity;
     }
-    static ring* create(void* memory, std::uint32_t capacity, taco::core_id source) noexcept {
-        auto* r = ::new (memory) ring{0, nullptr, capacity - 1u, source, {}};
+    static ring* create(void* memory, std::uint32_t capacity) noexcept {
+        auto* r = ::new (memory) ring{0, nullptr, capacity - 1u, {}};
         for (std::uint32_t i = 0; i < capacity; ++i)
             ::new (&r->slots[i].seq) std::atomic<std::uint32_t>(i);
         return r;

@@ -16,7 +16,6 @@
 #include <thread>
 #include <vector>
 
-#include <mesh/memory_platform.hpp>
 #include <taco/core_id.hpp>
 #include <tacomesh/posix/arena.hpp>
 #include <tacomesh/posix/futex.hpp>
@@ -54,7 +53,12 @@ struct run_report {
     bool oversubscribed = false;   ///< more cores than CPUs available to the process
 };
 
+struct platform;
+
 struct config {
+    /// The platform this configuration starts (taco::run finds it here).
+    using platform = posix::platform;
+
     core_id cores = 4;
     idle_policy idle = idle_policy::poll;
     /// Slots per (source, destination) ring; a power of two >= 2. Each slot

@@ -1,19 +1,13 @@
 #pragma once
+// What may travel inside an invocation message: values copied byte for byte
+// to another core, so trivially copyable, and never a raw object pointer (an
+// address that is only meaningful on the sender; in process mode and on the
+// SCC it points into another core's private memory). The texts are shared
+// by every entry point (m2f, async, results, then).
 #include <type_traits>
 
-namespace taco {
+namespace taco::detail {
 
-/// A value that can travel inside an invocation message: copied byte for byte
-/// to another core, so it must be trivially copyable, and it must not be a
-/// raw object pointer (an address that is only meaningful on the sender; in
-/// process mode and on the SCC it points into another core's private memory).
-template <class T>
-concept invocation_argument =
-    std::is_trivially_copyable_v<T> &&
-    !(std::is_pointer_v<T> && !std::is_function_v<std::remove_pointer_t<T>>);
-
-namespace detail {
-// static_assert texts are shared by every entry point (m2f, async, results).
 template <class T>
 constexpr void check_invocation_argument() {
     static_assert(std::is_trivially_copyable_v<T>,
@@ -25,6 +19,5 @@ constexpr void check_invocation_argument() {
                   "taco: an invocation argument (or result) is a raw pointer, which is only meaningful "
                   "on the sending core. Pass a taco::global_ptr<T> (or a MESH sharing_ptr) instead.");
 }
-} // namespace detail
 
-} // namespace taco
+} // namespace taco::detail

@@ -1,0 +1,32 @@
+#pragma once
+// A platform (DESIGN.md section 4): a per-core endpoint, a configuration that
+// names its platform, and a way to start a function on every core. Nothing
+// in taco/ or mesh/ names a platform: taco::run deduces it from the
+// configuration it is given, and platform_core<P> (runtime/platform_core.hpp)
+// is the one place where a concrete platform meets the runtime.
+#include <concepts>
+#include <cstddef>
+
+#include <taco/platform/channel_endpoint.hpp>
+#include <taco/platform/memory_endpoint.hpp>
+
+namespace taco {
+
+/// `launch(config, entry, arg)` calls `entry(endpoint&, arg)` once on each
+/// core and returns when all have returned. `config::platform` names P, so
+/// that `taco::run(config, main)` finds the platform from its argument.
+template <class P>
+concept platform = requires {
+    typename P::endpoint;
+    typename P::config;
+    { P::message_bytes } -> std::convertible_to<std::size_t>;
+    { P::message_align } -> std::convertible_to<std::size_t>;
+    requires P::message_bytes >= taco::message_bytes;
+    requires P::message_align >= taco::message_align;
+    requires std::same_as<typename P::config::platform, P>;
+} && channel_endpoint<typename P::endpoint>
+  && requires(const typename P::config& cfg, void (*entry)(typename P::endpoint&, void*), void* arg) {
+    { P::launch(cfg, entry, arg) } -> std::same_as<void>;
+};
+
+} // namespace taco

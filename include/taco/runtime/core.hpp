@@ -1,0 +1,301 @@
+#pragma once
+// The per-core runtime loop (CCI paper, section IV): it polls the platform's
+// channels (in order per source), runs short invocations straight from the
+// message buffer, keeps messages that did not fit a full channel in a local
+// queue per destination (never dropped, never blocking the sender), runs
+// ready tasks and due timers, and idles through the platform when there is
+// nothing to do.
+//
+// This class knows no platform: the channel and memory operations it needs
+// are virtual, implemented once by platform_core<P>. Everything above it
+// (invocations, futures, tasks, groups, MESH) reaches the running core
+// through detail::runtime() and compiles without any platform.
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <utility>
+
+#include <taco/core_id.hpp>
+#include <taco/core_stats.hpp>
+#include <taco/runtime/call_slots.hpp>
+#include <taco/runtime/core_locals.hpp>
+#include <taco/runtime/memory_port.hpp>
+#include <taco/runtime/message.hpp>
+#include <taco/runtime/send_queue.hpp>
+#include <taco/schedulers/any.hpp>
+#include <taco/stopped_error.hpp>
+#include <taco/task.hpp>
+#include <taco/detail/core_identity.hpp>
+#include <taco/detail/timer_queue.hpp>
+
+namespace taco::detail {
+
+class core : public memory_port {
+public:
+    core(core_id id, core_id count, policy scheduling);
+    virtual ~core();
+    core(const core&) = delete;
+    core& operator=(const core&) = delete;
+
+    core_id id() const noexcept { return id_; }
+    core_id core_count() const noexcept { return count_; }
+    const core_stats& stats() const noexcept { return stats_; }
+
+    /// Send the message Msg{args...} to `dest`. Constructed in place in the
+    /// channel when it has room and nothing older to `dest` waits locally;
+    /// otherwise queued locally (in order) and flushed by progress().
+    template <class Msg, class... Args>
+    void send(core_id dest, Args&&... args) {
+        check_message<Msg>();
+        // Messages queued for dest go first (order per destination); try to
+        // move them now rather than queueing behind them until the next poll.
+        if (!queued_.waiting(dest) || drain(dest)) [[likely]] {
+            if (std::byte* slot = try_acquire(dest)) [[likely]] {
+                write_message<Msg>(slot, std::forward<Args>(args)...);
+                publish(dest, message_length<Msg>);
+                ++stats_.sent;
+                return;
+            }
+        }
+        defer<Msg>(dest, std::forward<Args>(args)...);
+    }
+
+    /// One round of work: flush locally queued sends, run received messages
+    /// (in order per source), move due timers, then run one ready task.
+    /// Messages go first: invocations are short and may make tasks ready.
+    /// Returns how many messages and tasks were moved or run.
+    std::size_t progress() {
+        std::size_t n = queued_.empty() ? 0 : flush();
+        const std::size_t r = poll_channels();
+        stats_.received += r;
+        if (!timers_.empty()) [[unlikely]] n += fire_due_timers();
+        if (task* t = ready_.pop()) {
+            run_task(*t);
+            ++n;
+        }
+        return n + r;
+    }
+
+    /// A scheduling point for long-running code: if an urgent invocation has
+    /// been signalled, run the channels now (all of them, in order per source:
+    /// the urgent message may sit behind older ones). Costs one load otherwise.
+    bool urgent_point() {
+        if (!take_urgent()) [[likely]] return false;
+        if (!queued_.empty()) flush();
+        stats_.received += poll_channels();
+        return true;
+    }
+    virtual void signal_urgent(core_id dest) = 0;
+
+    /// Make `t` ready: it runs when the scheduler picks it. Never allocates.
+    void make_ready(task& t) { ready_.push(t); }
+    std::size_t ready_tasks() const noexcept { return ready_.size(); }
+    /// The task running on this core (nullptr: main, or an invocation run
+    /// straight from the channel).
+    task* current_task() const noexcept { return current_; }
+
+    /// Run `t` when its due time has come, then as a task.
+    void add_timer(timer_task& t) { timers_.add(t); }
+    /// Drop a timer that has not fired yet.
+    void cancel_timer(timer_task& t) { timers_.cancel(t); }
+    std::size_t pending_timers() const noexcept { return timers_.size(); }
+
+    call_slots& slots() noexcept { return slots_; }
+    void count_late_result() noexcept { ++stats_.late_results; }
+
+    /// This core's instance of T for this run (see taco::core_local).
+    template <class T>
+    T& local() {
+        return locals_.template get<T>();
+    }
+
+    /// Serve invocations until pred() holds: a core waiting for a result keeps
+    /// running its incoming invocations, so two cores that sync-call each
+    /// other do not deadlock.
+    template <class Pred>
+    void wait_until(Pred&& pred) {
+        if (!wait_until_or_stopped(pred)) {
+            if (platform_failure_) std::rethrow_exception(platform_failure_);
+            throw stopped_error();
+        }
+    }
+    /// As wait_until, but returns false instead of throwing when stopped.
+    template <class Pred>
+    bool wait_until_or_stopped(Pred&& pred) {
+        while (!pred()) {
+            if (stopped_) return false;
+            if (progress() == 0 && !pred()) idle_once();
+        }
+        return true;
+    }
+
+    /// The loop of every core but the one running main: serve until stopped.
+    void run_until_stopped() {
+        while (!stopped_) {
+            try {
+                if (progress() == 0 && !stopped_) idle_once();
+            } catch (const stopped_error&) {
+                // a handler's wait unwound: we are leaving anyway
+            }
+        }
+    }
+    void request_stop() noexcept { stopped_ = true; }
+
+    /// Messages still queued locally (their channel was full).
+    std::size_t queued_count() const noexcept { return queued_.size(); }
+    /// Locally queued messages beyond which a sender serves invocations until
+    /// half have left (see defer()).
+    static constexpr std::size_t queued_soft_limit = 1024;
+
+    /// A short wait that lets other cores on this CPU run; throws when the
+    /// platform cannot go on.
+    virtual void pause() = 0;
+
+protected:
+    /// Free core-local state and pending timers while the whole runtime
+    /// still works (the derived platform_core calls it from its destructor).
+    void release_state();
+
+    // ---- the platform's channels (platform_core<P>) ----
+    virtual std::byte* try_acquire(core_id dest) = 0;
+    virtual void publish(core_id dest, std::size_t length) = 0;
+    virtual std::size_t poll_channels() = 0;
+    virtual void idle(std::chrono::nanoseconds limit) = 0;
+    virtual bool take_urgent() = 0;
+
+private:
+    template <class Msg, class... Args>
+    [[gnu::noinline]] void defer(core_id dest, Args&&... args) {
+        write_message<Msg>(queued_.push(dest, message_length<Msg>), std::forward<Args>(args)...);
+        ++stats_.deferred;
+        apply_backpressure();
+    }
+    void apply_backpressure();
+    bool drain(core_id dest);
+    std::size_t flush();
+    void run_task(task& t) {
+        task* const outer = current_;
+        current_ = &t;
+        t.run(); // may free t: do not touch it afterwards
+        current_ = outer;
+    }
+    std::size_t fire_due_timers();
+    void idle_once();
+
+    core_id id_, count_;
+    send_queue queued_;
+    schedulers::any ready_;
+    timer_queue timers_;
+    call_slots slots_;
+    task* current_ = nullptr;
+    core_stats stats_;
+    static constexpr int max_backpressure_depth = 4;
+    int backpressure_depth_ = 0;
+    bool stopped_ = false;
+    std::exception_ptr platform_failure_;
+    core_locals locals_;
+};
+
+inline thread_local core* tls_runtime = nullptr;
+
+/// The runtime of the calling core. Outside a TACO run this is a usage error,
+/// reported clearly rather than as a null dereference.
+inline core& runtime() {
+    core* rt = tls_runtime;
+    if (!rt) [[unlikely]] {
+        std::fprintf(stderr, "taco: TACO call outside a TACO core; start the program with taco::run\n");
+        std::abort();
+    }
+    return *rt;
+}
+
+inline core::core(core_id id, core_id count, policy scheduling)
+    : id_(id), count_(count), queued_(count), ready_(scheduling) {
+    tls_runtime = this;
+    tls_core = id;
+    tls_core_count = count;
+}
+
+inline void core::release_state() {
+    // Core-local state goes first: its destructors may still use the runtime.
+    locals_.clear();
+    // Timers that never fired (the program ended first) are freed, not run.
+    while (timer_task* t = timers_.pop_due(task_clock::time_point::max())) t->discard();
+}
+
+inline core::~core() {
+    tls_runtime = nullptr;
+    tls_core = no_core;
+    tls_core_count = 0;
+}
+
+inline void core::apply_backpressure() {
+    // A core that floods a slow receiver would otherwise grow its local
+    // queue without bound. Past the soft limit the sender serves its own
+    // incoming invocations until the queue has drained to half (so two cores
+    // flooding each other both make progress). The nesting cap keeps a
+    // handler that sends from recursing without end; beyond it messages
+    // still queue, so nothing is ever dropped.
+    if (queued_.size() > queued_soft_limit && backpressure_depth_ < max_backpressure_depth) {
+        ++backpressure_depth_;
+        try {
+            wait_until([this] { return queued_.size() <= queued_soft_limit / 2; });
+        } catch (...) {
+            --backpressure_depth_;
+            throw;
+        }
+        --backpressure_depth_;
+    }
+}
+
+/// Move what fits of dest's queue into its channel; true if none is left.
+inline bool core::drain(core_id dest) {
+    return queued_.drain(dest, [&](const std::byte* bytes, std::size_t length) {
+        std::byte* slot = try_acquire(dest);
+        if (!slot) return false;
+        std::memcpy(slot, bytes, length);
+        publish(dest, length);
+        ++stats_.sent;
+        return true;
+    });
+}
+
+inline std::size_t core::flush() {
+    const std::size_t before = queued_.size();
+    // Backwards: drain() may erase entry i, which only shifts entries
+    // already visited.
+    const auto& dests = queued_.destinations();
+    for (std::size_t i = dests.size(); i-- > 0;) drain(dests[i]);
+    return before - queued_.size();
+}
+
+inline std::size_t core::fire_due_timers() {
+    std::size_t n = 0;
+    const auto now = task_clock::now();
+    while (timer_task* t = timers_.pop_due(now)) {
+        make_ready(*t);
+        ++n;
+    }
+    return n;
+}
+
+inline void core::idle_once() {
+    // A platform reports that it cannot go on (a core process died) by
+    // throwing from idle/pause. The core stops, so that every wait unwinds,
+    // including the non-throwing ones in destructors; waits that may throw
+    // rethrow the platform's error rather than stopped_error.
+    try {
+        // With sends waiting for room, nobody would wake us: never sleep then.
+        if (!queued_.empty()) return pause();
+        if (timers_.empty()) return idle(std::chrono::nanoseconds::max());
+        idle(std::chrono::duration_cast<std::chrono::nanoseconds>(timers_.next_due() - task_clock::now()));
+    } catch (...) {
+        platform_failure_ = std::current_exception();
+        stopped_ = true;
+    }
+}
+
+} // namespace taco::detail

@@ -1,0 +1,37 @@
+#pragma once
+// The running core's way to its platform's memory (memory_endpoint), for
+// MESH. Reached through taco::detail::runtime(), so MESH never names a
+// platform; a platform without shared memory reports it when first used.
+// These calls copy or look up whole ranges, so one indirect call is noise
+// next to them; the per-access lookup of core-private memory is an add of
+// private_offset, taken once per proxy, with no call at all.
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+
+#include <taco/platform/memory_endpoint.hpp>
+
+namespace taco::detail {
+
+class memory_port {
+public:
+    virtual std::span<std::byte> region(memory_mode) const { none(); }
+    virtual std::span<std::byte> private_region() const { none(); }
+    virtual void invalidate(const void*, std::size_t) { none(); }
+    virtual void write_back(const void*, std::size_t) { none(); }
+    virtual bool coherent() const { return true; }
+
+    /// This core's instance of a core-private logical address is at p + private_offset.
+    std::ptrdiff_t private_offset = 0;
+
+protected:
+    ~memory_port() = default;
+
+private:
+    [[noreturn]] static void none() {
+        throw std::logic_error("taco: this platform provides no shared memory (its endpoint does not model "
+                               "taco::memory_endpoint), so MESH cannot run on it");
+    }
+};
+
+} // namespace taco::detail

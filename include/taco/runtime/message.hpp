@@ -1,0 +1,64 @@
+#pragma once
+// The invocation message: [handler][payload]. The handler is the function
+// that knows the payload's type and runs it; it travels image-relative
+// (image_ptr.hpp), so a message means the same in a separately started
+// process. Payloads are trivially copyable: a message is moved by copying
+// bytes, into a channel slot or into the sender's local queue.
+#include <cstddef>
+#include <cstring>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include <taco/image_ptr.hpp>
+#include <taco/platform/channel_endpoint.hpp>
+
+namespace taco::detail {
+
+using message_handler = void (*)(std::byte* message);
+inline constexpr std::size_t payload_offset = sizeof(image_ptr<message_handler>);
+static_assert(payload_offset % message_align == 0);
+
+template <class Msg>
+inline constexpr std::size_t message_length = payload_offset + sizeof(Msg);
+
+template <class Msg>
+void run_message(std::byte* m) {
+    (*std::launder(reinterpret_cast<Msg*>(m + payload_offset)))();
+}
+
+/// Run a received message (the handler every platform's poll is given).
+inline void dispatch(std::byte* m) {
+    image_ptr<message_handler> h;
+    std::memcpy(&h, m, sizeof h);
+    h.get()(m);
+}
+
+/// Compile-time capacity check that shows both sizes in the error trace.
+template <std::size_t Needed, std::size_t Capacity>
+constexpr bool fits_in_message() {
+    static_assert(Needed <= Capacity,
+                  "taco: this invocation does not fit one message (see Needed/Capacity in the "
+                  "instantiation above: bytes of method pointer + arguments + continuation vs. "
+                  "taco::message_bytes). Invocations carry small values only: pass a "
+                  "taco::global_ptr to the data, or a MESH sharing_ptr for large data, instead.");
+    return true;
+}
+
+template <class Msg>
+constexpr void check_message() {
+    static_assert(std::is_trivially_copyable_v<Msg>);
+    static_assert(alignof(Msg) <= message_align,
+                  "taco: invocation arguments aligned beyond taco::message_align (8 bytes) cannot travel in a message");
+    static_assert(fits_in_message<message_length<Msg>, message_bytes>());
+}
+
+/// Construct Msg{args...} as a message in `slot`.
+template <class Msg, class... Args>
+void write_message(std::byte* slot, Args&&... args) {
+    const image_ptr<message_handler> h(&run_message<Msg>);
+    std::memcpy(slot, &h, sizeof h);
+    ::new (static_cast<void*>(slot + payload_offset)) Msg{std::forward<Args>(args)...};
+}
+
+} // namespace taco::detail

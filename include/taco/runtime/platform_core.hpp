@@ -1,0 +1,65 @@
+#pragma once
+// The one place where a concrete platform meets the runtime: the core's
+// channel and memory operations, forwarded to the platform's endpoint. The
+// calls into the endpoint are static (poll inlines dispatch into the
+// platform's receive loop); the runtime reaches them through one virtual
+// call per send step and per poll round.
+#include <chrono>
+#include <cstddef>
+#include <span>
+
+#include <taco/platform/platform.hpp>
+#include <taco/runtime/core.hpp>
+#include <taco/runtime/message.hpp>
+
+namespace taco::detail {
+
+template <platform P>
+class platform_core final : public core {
+public:
+    using endpoint_type = typename P::endpoint;
+
+    platform_core(endpoint_type& ep, policy scheduling) : core(ep.id(), ep.core_count(), scheduling), ep_(ep) {
+        if constexpr (memory_endpoint<endpoint_type>) private_offset = ep.private_offset();
+    }
+    ~platform_core() override { release_state(); }
+
+    /// The platform's endpoint of this core (tests that look behind the platform).
+    endpoint_type& endpoint() noexcept { return ep_; }
+
+    void signal_urgent(core_id dest) override { ep_.signal_urgent(dest); }
+    void pause() override { ep_.pause(); }
+
+    std::span<std::byte> region(memory_mode m) const override {
+        if constexpr (memory_endpoint<endpoint_type>) return ep_.region(m);
+        else return memory_port::region(m);
+    }
+    std::span<std::byte> private_region() const override {
+        if constexpr (memory_endpoint<endpoint_type>) return ep_.private_region();
+        else return memory_port::private_region();
+    }
+    void invalidate(const void* p, std::size_t n) override {
+        if constexpr (memory_endpoint<endpoint_type>) ep_.invalidate(p, n);
+        else memory_port::invalidate(p, n);
+    }
+    void write_back(const void* p, std::size_t n) override {
+        if constexpr (memory_endpoint<endpoint_type>) ep_.write_back(p, n);
+        else memory_port::write_back(p, n);
+    }
+    bool coherent() const override {
+        if constexpr (memory_endpoint<endpoint_type>) return ep_.coherent();
+        else return memory_port::coherent();
+    }
+
+protected:
+    std::byte* try_acquire(core_id dest) override { return ep_.try_acquire(dest); }
+    void publish(core_id dest, std::size_t length) override { ep_.publish(dest, length); }
+    std::size_t poll_channels() override { return ep_.poll(&dispatch); }
+    void idle(std::chrono::nanoseconds limit) override { ep_.idle(limit); }
+    bool take_urgent() override { return ep_.take_urgent(); }
+
+private:
+    endpoint_type& ep_;
+};
+
+} // namespace taco::detail
