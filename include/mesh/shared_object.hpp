@@ -21,6 +21,7 @@
 #include <mesh/sharing_aware.hpp>
 #include <mesh/sharing_ptr.hpp>
 #include <taco/all_cores.hpp>
+#include <taco/detail/construct.hpp>
 #include <taco/collective.hpp>
 #include <taco/future.hpp>
 
@@ -92,7 +93,7 @@ sharing_ptr<T> make_shared_object(Args&&... args) {
     detail::control_block* const outer = std::exchange(detail::constructing, cb);
     T* object;
     try {
-        object = ::new (g.object) T(std::forward<Args>(args)...);
+        object = taco::detail::construct_at_address<T>(g.object, std::forward<Args>(args)...);
     } catch (...) {
         detail::constructing = outer;
         throw;

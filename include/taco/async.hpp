@@ -214,9 +214,10 @@ template <class Target, class F, class... Rest>
 }
 
 /// Run the call and wait for its result while this core keeps serving
-/// invocations; rethrows a remote exception as taco::remote_error.
+/// invocations; rethrows a remote exception as taco::remote_error. (Not
+/// [[nodiscard]]: a sync whose value is dropped still waited, as asked.)
 template <class Target, class F, class... Rest>
-[[nodiscard]] auto sync(Target target, F&& fn, Rest&&... rest) {
+auto sync(Target target, F&& fn, Rest&&... rest) {
     static_assert(!(detail::is_bound_form<F, Rest...> && detail::modifiers<Rest...>::completions != 0),
                   "taco::sync returns the result itself; it takes options, not a completion");
     return call(target, std::forward<F>(fn), std::forward<Rest>(rest)...).get();

@@ -34,11 +34,14 @@ struct member_fn_repr {
     std::uintptr_t ptr;
     std::ptrdiff_t adj;
 };
+// A null member pointer (ptr == 0) counts as a code address, which keeps
+// decoding to one test: it round-trips within a process, and calling a null
+// member pointer is undefined anyway.
 inline bool is_code_address(const member_fn_repr& r) noexcept {
 #if defined(__arm__) || defined(__aarch64__)
-    return (r.adj & 1) == 0 && r.ptr != 0;
+    return (r.adj & 1) == 0;
 #else
-    return (r.ptr & 1) == 0 && r.ptr != 0;
+    return (r.ptr & 1) == 0;
 #endif
 }
 
@@ -59,7 +62,11 @@ public:
         : offset_(p ? std::intptr_t(reinterpret_cast<std::uintptr_t>(p) - base) : null) {}
 
     P get(std::uintptr_t base = detail::image_base()) const noexcept {
-        return offset_ == null ? nullptr : reinterpret_cast<P>(base + std::uintptr_t(offset_));
+        return offset_ == null ? nullptr : get_nonnull(base);
+    }
+    /// For pointers known not to be null (a message's handler): no test.
+    P get_nonnull(std::uintptr_t base = detail::image_base()) const noexcept {
+        return reinterpret_cast<P>(base + std::uintptr_t(offset_));
     }
     explicit operator bool() const noexcept { return offset_ != null; }
     std::intptr_t offset() const noexcept { return offset_; }
@@ -117,7 +124,10 @@ template <class F>
 struct portable_callable<F> {
     image_ptr<F> fn;
     explicit portable_callable(F f) noexcept : fn(f) {}
-    F get() const noexcept { return fn.get(); }
+    F get() const noexcept {
+        if constexpr (std::is_pointer_v<F>) return fn.get_nonnull(); // calling a null function is undefined anyway
+        else return fn.get();
+    }
 };
 } // namespace detail
 

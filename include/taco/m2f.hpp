@@ -42,6 +42,12 @@ struct arg_pack_impl<std::index_sequence<I...>, A...> : arg_leaf<I, A>... {
 template <class... A>
 using arg_pack = arg_pack_impl<std::index_sequence_for<A...>, A...>;
 
+// Outside bound_call, so that it is looked at only once the call type is complete.
+template <class Call, class T>
+struct call_result {
+    using type = std::decay_t<decltype(std::declval<Call&>().template apply<T>(nullptr))>;
+};
+
 } // namespace detail
 
 /// A bound invocation: callable + argument values, applied as
@@ -77,7 +83,7 @@ struct bound_call {
     }
 
     template <class T>
-    using result_type = std::decay_t<decltype(std::declval<bound_call&>().template apply<T>(nullptr))>;
+    using result_type = typename detail::call_result<bound_call, T>::type;
 
     /// The same call with one more argument at the end.
     template <class V>

@@ -7,13 +7,14 @@
 #include <taco/future.hpp>
 #include <taco/global_ptr.hpp>
 #include <taco/detail/argument_check.hpp>
+#include <taco/detail/construct.hpp>
 
 namespace taco {
 
 namespace detail {
 template <class T, class... A>
 global_ptr<T> construct_here(A... args) {
-    return to_global(new T(args...));
+    return to_global(make_new<T>(args...));
 }
 template <class T>
 void delete_here(global_ptr<T> p) {
@@ -26,7 +27,7 @@ void delete_here(global_ptr<T> p) {
 /// a message like any invocation argument.
 template <class T, class... A>
 [[nodiscard]] future<global_ptr<T>> new_on(core_id core, A&&... args) {
-    static_assert(std::is_constructible_v<T, std::decay_t<A>&...>,
+    static_assert(detail::constructible_v<T, std::decay_t<A>&...>,
                   "taco::new_on: T cannot be constructed from these arguments");
     return call(core, &detail::construct_here<T, std::decay_t<A>...>, std::forward<A>(args)...);
 }

@@ -52,7 +52,8 @@ public:
         check_message<Msg>();
         // Messages queued for dest go first (order per destination); try to
         // move them now rather than queueing behind them until the next poll.
-        if (!queued_.waiting(dest) || drain(dest)) [[likely]] {
+        // Nothing queued at all is the common case: one load decides it.
+        if (queued_.empty() || !queued_.waiting(dest) || drain(dest)) [[likely]] {
             if (std::byte* slot = try_acquire(dest)) [[likely]] {
                 write_message<Msg>(slot, std::forward<Args>(args)...);
                 publish(dest, message_length<Msg>);

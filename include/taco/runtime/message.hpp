@@ -31,7 +31,7 @@ void run_message(std::byte* m) {
 inline void dispatch(std::byte* m) {
     image_ptr<message_handler> h;
     std::memcpy(&h, m, sizeof h);
-    h.get()(m);
+    h.get_nonnull()(m);
 }
 
 /// Compile-time capacity check that shows both sizes in the error trace.
