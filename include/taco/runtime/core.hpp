@@ -176,11 +176,62 @@ private:
         ++stats_.deferred;
         apply_backpressure();
     }
-    [[gnu::noinline]] void apply_backpressure();
-    [[gnu::noinline]] bool drain(core_id dest);
-    [[gnu::noinline]] std::size_t flush();
-    [[gnu::noinline]] std::size_t run_one_task();
-    [[gnu::noinline]] std::size_t fire_due_timers();
+    // Each out of line, so that progress() stays small (see there).
+    [[gnu::noinline]] void apply_backpressure() {
+        // A core that floods a slow receiver would otherwise grow its local
+        // queue without bound. Past the soft limit the sender serves its own
+        // incoming invocations until the queue has drained to half (so two cores
+        // flooding each other both make progress). The nesting cap keeps a
+        // handler that sends from recursing without end; beyond it messages
+        // still queue, so nothing is ever dropped.
+        if (queued_.size() > queued_soft_limit && backpressure_depth_ < max_backpressure_depth) {
+            ++backpressure_depth_;
+            try {
+                wait_until([this] { return queued_.size() <= queued_soft_limit / 2; });
+            } catch (...) {
+                --backpressure_depth_;
+                throw;
+            }
+            --backpressure_depth_;
+        }
+    }
+    /// Move what fits of dest's queue into its channel; true if none is left.
+    [[gnu::noinline]] bool drain(core_id dest) {
+        return queued_.drain(dest, [&](const std::byte* bytes, std::size_t length) {
+            std::byte* slot = try_acquire(dest);
+            if (!slot) return false;
+            std::memcpy(slot, bytes, length);
+            publish(dest, length);
+            ++stats_.sent;
+            return true;
+        });
+    }
+    [[gnu::noinline]] std::size_t flush() {
+        const std::size_t before = queued_.size();
+        // Backwards: drain() may erase entry i, which only shifts entries
+        // already visited.
+        const auto& dests = queued_.destinations();
+        for (std::size_t i = dests.size(); i-- > 0;) drain(dests[i]);
+        return before - queued_.size();
+    }
+    [[gnu::noinline]] std::size_t run_one_task() {
+        task* t = ready_.pop();
+        if (!t) return 0;
+        task* const outer = current_;
+        current_ = t;
+        t->run(); // may free t: do not touch it afterwards
+        current_ = outer;
+        return 1;
+    }
+    [[gnu::noinline]] std::size_t fire_due_timers() {
+        std::size_t n = 0;
+        const auto now = task_clock::now();
+        while (timer_task* t = timers_.pop_due(now)) {
+            make_ready(*t);
+            ++n;
+        }
+        return n;
+    }
     void idle_once();
 
     core_id id_, count_;
@@ -228,66 +279,6 @@ inline core::~core() {
     tls_runtime = nullptr;
     tls_core = no_core;
     tls_core_count = 0;
-}
-
-inline void core::apply_backpressure() {
-    // A core that floods a slow receiver would otherwise grow its local
-    // queue without bound. Past the soft limit the sender serves its own
-    // incoming invocations until the queue has drained to half (so two cores
-    // flooding each other both make progress). The nesting cap keeps a
-    // handler that sends from recursing without end; beyond it messages
-    // still queue, so nothing is ever dropped.
-    if (queued_.size() > queued_soft_limit && backpressure_depth_ < max_backpressure_depth) {
-        ++backpressure_depth_;
-        try {
-            wait_until([this] { return queued_.size() <= queued_soft_limit / 2; });
-        } catch (...) {
-            --backpressure_depth_;
-            throw;
-        }
-        --backpressure_depth_;
-    }
-}
-
-/// Move what fits of dest's queue into its channel; true if none is left.
-inline bool core::drain(core_id dest) {
-    return queued_.drain(dest, [&](const std::byte* bytes, std::size_t length) {
-        std::byte* slot = try_acquire(dest);
-        if (!slot) return false;
-        std::memcpy(slot, bytes, length);
-        publish(dest, length);
-        ++stats_.sent;
-        return true;
-    });
-}
-
-inline std::size_t core::flush() {
-    const std::size_t before = queued_.size();
-    // Backwards: drain() may erase entry i, which only shifts entries
-    // already visited.
-    const auto& dests = queued_.destinations();
-    for (std::size_t i = dests.size(); i-- > 0;) drain(dests[i]);
-    return before - queued_.size();
-}
-
-inline std::size_t core::run_one_task() {
-    task* t = ready_.pop();
-    if (!t) return 0;
-    task* const outer = current_;
-    current_ = t;
-    t->run(); // may free t: do not touch it afterwards
-    current_ = outer;
-    return 1;
-}
-
-inline std::size_t core::fire_due_timers() {
-    std::size_t n = 0;
-    const auto now = task_clock::now();
-    while (timer_task* t = timers_.pop_due(now)) {
-        make_ready(*t);
-        ++n;
-    }
-    return n;
 }
 
 inline void core::idle_once() {
