@@ -39,16 +39,31 @@ namespace taco {
 
 namespace detail {
 
+template <class T, class Call, bool = Call::template applies_to<T>>
+struct checked_result {
+    using type = void; // not callable: check_applies reports it, once
+};
 template <class T, class Call>
-using result_of = typename Call::template result_type<T>;
+struct checked_result<T, Call, true> {
+    using type = typename Call::template result_type<T>;
+};
+template <class T, class Call>
+using result_of = typename checked_result<T, Call>::type;
 
+/// One static_assert for a call that does not apply (no cascade); returns
+/// whether it does.
 template <class Call, class T>
-constexpr void check_applies() {
-    static_assert(!(std::is_void_v<T> && std::is_member_pointer_v<typename Call::callable_type>),
-                  "taco: a method needs an object: invoke it on a taco::global_ptr to the object, not on a core id");
-    static_assert(Call::template applies_to<T>,
-                  "taco: the bound method/function cannot be called with these arguments (on this object "
-                  "type); check the argument types against its signature");
+constexpr bool check_applies() {
+    if constexpr (std::is_void_v<T> && std::is_member_pointer_v<typename Call::callable_type>) {
+        static_assert(!std::is_member_pointer_v<typename Call::callable_type>,
+                      "taco: a method needs an object: invoke it on a taco::global_ptr to the object, not on a core id");
+        return false;
+    } else {
+        static_assert(Call::template applies_to<T>,
+                      "taco: the bound method/function cannot be called with these arguments (on this object "
+                      "type); check the argument types against its signature");
+        return Call::template applies_to<T>;
+    }
 }
 
 /// The one completion among the modifiers (there is at most one).
@@ -103,11 +118,8 @@ void apply_modifier(option_set& o, const X& x) {
     if constexpr (is_option_v<X>) apply_option(o, x);
 }
 
-/// Send one invocation of `call` on `object` (T = void: on core `dest`).
 template <class T, class Call, class Mods, class... M>
-void invoke_single(core_id dest, T* object, const Call& call, M&&... m) {
-    static_assert(Mods::valid());
-    check_applies<Call, T>();
+void invoke_checked(core_id dest, T* object, const Call& call, M&&... m) {
     using R = result_of<T, Call>;
     option_set o;
     (apply_modifier(o, m), ...);
@@ -119,6 +131,13 @@ void invoke_single(core_id dest, T* object, const Call& call, M&&... m) {
     if constexpr (Mods::as_task) rt.send<task_request<Req>>(dest, Req{target, call, cont}, o.spec);
     else rt.send<Req>(dest, target, call, cont);
     if constexpr (Mods::is_urgent) rt.signal_urgent(dest);
+}
+
+/// Send one invocation of `call` on `object` (T = void: on core `dest`).
+template <class T, class Call, class Mods, class... M>
+void invoke_single(core_id dest, T* object, const Call& call, M&&... m) {
+    static_assert(Mods::valid());
+    if constexpr (check_applies<Call, T>()) invoke_checked<T, Call, Mods>(dest, object, call, std::forward<M>(m)...);
 }
 
 /// What kind of target an invocation goes to. Specialised for global

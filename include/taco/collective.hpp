@@ -97,8 +97,10 @@ struct final_sink {
 /// a prefix is complete, so out-of-order arrivals wait in their slot.
 template <class R, class Comb, class Sink>
 struct reduce_helper {
-    Comb comb;
-    Sink sink;
+    // optional: combiners and sinks (a continuation may hold a user's
+    // function object) need not be default-constructible, helpers are pooled
+    std::optional<Comb> comb;
+    std::optional<Sink> sink;
     std::vector<std::optional<R>> slots; // capacity survives reuse from the pool
     std::vector<bool> failed;
     std::optional<R> acc;
@@ -106,8 +108,8 @@ struct reduce_helper {
     std::uint32_t next = 0;
 
     void init(std::uint32_t expected, const Comb& c, const Sink& s) {
-        comb = c;
-        sink = s;
+        comb.emplace(c);
+        sink.emplace(s);
         slots.assign(expected, std::nullopt);
         failed.assign(expected, false);
         acc.reset();
@@ -129,13 +131,13 @@ struct reduce_helper {
 private:
     void drain() {
         while (next < slots.size() && (slots[next] || failed[next])) {
-            if (slots[next] && !error) acc = acc ? R(comb(*acc, *slots[next])) : *slots[next];
+            if (slots[next] && !error) acc = acc ? R((*comb)(*acc, *slots[next])) : *slots[next];
             ++next;
         }
         if (next < slots.size()) return;
         // Copy out before releasing: the sink's send may run nothing here,
         // but the helper goes back to the pool at once.
-        const Sink s = sink;
+        const Sink s = *sink;
         std::optional<R> result = std::move(acc);
         std::optional<error_info> err = error;
         helper_pool<reduce_helper>::release(this);

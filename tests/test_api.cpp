@@ -1,0 +1,257 @@
+// The invocation API's combination table: every target (global pointer, core
+// id, group) x callable (member via m2f, free function, function object) x
+// completion (none, future, then with bound arguments, call, sync) x options
+// (none, each task kind and scheduling option, urgent, timeout, and several
+// together) compiles and runs, and each cell checks what it promises: the
+// value, the core it ran on, and as what kind of task. The combinations that
+// cannot work are rejected at compile time (tests/neg/api_*.cpp).
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+/// How the call ran on its core: 0 straight from the channel, 1 as an
+/// activity, 2 as a coroutine, + 10 * the task's priority.
+long how_here() {
+    const taco::task* t = taco::current_task();
+    if (!t) return 0;
+    return (t->kind() == taco::task_kind::coroutine ? 2 : 1) + 10 * t->sched.priority;
+}
+
+/// Results say who computed them: base + 100 * x + 1000 * core + how.
+constexpr long member_base = 100'000, free_base = 200'000, functor_base = 300'000;
+long encode(long base, long x) { return base + 100 * x + 1000 * long(taco::this_core()) + how_here(); }
+
+/// Fire-and-forget cells report here (threads mode: one address space).
+std::atomic<long> last_result{-1};
+long report(long r) {
+    last_result = r;
+    return r;
+}
+
+struct probe {
+    long m(long x) { return report(encode(member_base, x)); }
+};
+long free_fn(long x) { return report(encode(free_base, x)); }
+struct functor {
+    long offset;
+    long operator()(long x) const { return report(encode(functor_base + offset, x)); }
+};
+
+/// A continuation target: then(gp, &collector::take, tag) delivers (tag, value).
+struct collector {
+    long tag = -1, value = -1;
+    int hits = 0;
+    void take(long t, long v) { tag = t, value = v, ++hits; }
+    int count() const { return hits; }
+    long last_tag() const { return tag; }
+    long last_value() const { return value; }
+};
+
+template <class O>
+constexpr int priority_of(const O&) { return 0; }
+constexpr int priority_of(const taco::with_priority& p) { return p.value; }
+
+/// What the cell's call must report as "how" with these options.
+template <class... O>
+long expected_how(const std::tuple<O...>& opts) {
+    constexpr bool coroutine = (std::is_same_v<O, taco::as_coroutine> || ...);
+    constexpr bool task = coroutine || ((std::is_same_v<O, taco::as_activity> || std::is_same_v<O, taco::with_priority> ||
+                                         std::is_same_v<O, taco::with_deadline>) || ...);
+    const int priority = std::apply([](const auto&... o) { return (0 + ... + priority_of(o)); }, opts);
+    return task ? (coroutine ? 2 : 1) + 10 * priority : 0;
+}
+template <class Tuple>
+inline constexpr bool has_timeout = false;
+template <class... O>
+inline constexpr bool has_timeout<std::tuple<O...>> = (std::is_same_v<O, taco::timeout> || ...);
+
+/// The option sets: the table's columns.
+auto option_sets() {
+    return std::tuple{std::tuple<>{},
+                      std::tuple{taco::as_activity{}},
+                      std::tuple{taco::as_coroutine{}},
+                      std::tuple{taco::with_priority{3}},
+                      std::tuple{taco::deadline_in(1h)},
+                      std::tuple{taco::urgent},
+                      std::tuple{taco::timeout(30s)},
+                      std::tuple{taco::as_coroutine{}, taco::with_priority{2}, taco::urgent, taco::timeout(30s)},
+                      std::tuple{taco::timeout(30s), taco::as_activity{}, taco::deadline_in(1h)}};
+}
+
+struct table {
+    int cells = 0;
+    std::vector<std::string> failures;
+    void check(bool ok, const std::string& cell, long got, long want) {
+        ++cells;
+        if (!ok) failures.push_back(cell + ": got " + std::to_string(got) + ", want " + std::to_string(want));
+    }
+};
+
+/// One row: a single target and a callable, under every completion and
+/// every option set. `x` differs per cell, so a stale result cannot pass.
+template <class Target, class Callable>
+void run_row(table& t, const std::string& row, Target target, taco::core_id core, Callable callable, long base,
+             taco::global_ptr<collector> col, long& x) {
+    std::apply(
+        [&](const auto&... option_set) {
+            (
+                [&](const auto& opts) {
+                    const long how = expected_how(opts);
+                    const std::string name = row + " / options #" + std::to_string(t.cells / 5);
+                    auto want = [&](long arg) { return base + 100 * arg + 1000 * long(core) + how; };
+                    std::apply(
+                        [&](const auto&... o) {
+                            // none: fire and forget (with the unbound form too when there are no options)
+                            if constexpr (!has_timeout<std::decay_t<decltype(opts)>>) {
+                                const long a = ++x;
+                                last_result = -1;
+                                taco::async(target, taco::m2f(callable, a), o...);
+                                taco::wait_until([&] { return last_result.load() == want(a); });
+                                t.check(true, name + " none", 0, 0);
+                                if constexpr (sizeof...(o) == 0) {
+                                    const long b = ++x;
+                                    taco::async(target, callable, b);
+                                    taco::wait_until([&] { return last_result.load() == want(b); });
+                                }
+                            }
+                            { // future
+                                const long a = ++x;
+                                taco::future<long> f;
+                                taco::async(target, taco::m2f(callable, a), f, o...);
+                                const long got = f.get();
+                                t.check(got == want(a), name + " future", got, want(a));
+                            }
+                            if constexpr (!has_timeout<std::decay_t<decltype(opts)>>) { // then, with a bound argument
+                                const long a = ++x;
+                                const int before = taco::sync(col, &collector::count);
+                                taco::async(target, taco::m2f(callable, a), taco::then(col, &collector::take, a * 7), o...);
+                                taco::wait_until([&] { return taco::sync(col, &collector::count) == before + 1; });
+                                const long tag = taco::sync(col, &collector::last_tag);
+                                const long got = taco::sync(col, &collector::last_value);
+                                t.check(tag == a * 7 && got == want(a), name + " then", got, want(a));
+                            }
+                            { // call
+                                const long a = ++x;
+                                auto f = taco::call(target, taco::m2f(callable, a), o...);
+                                const long got = f.get();
+                                t.check(got == want(a), name + " call", got, want(a));
+                            }
+                            { // sync
+                                const long a = ++x;
+                                const long got = taco::sync(target, taco::m2f(callable, a), o...);
+                                t.check(got == want(a), name + " sync", got, want(a));
+                            }
+                        },
+                        opts);
+                }(option_set),
+                ...);
+        },
+        option_sets());
+}
+
+/// Members of the group rows count their calls.
+std::atomic<long> group_calls{0};
+struct member {
+    long seen = 0;
+    void visit(long x) { seen += x, ++group_calls; }
+};
+void visit_free(member& m, long x) { m.visit(x); }
+struct visit_functor {
+    long scale;
+    void operator()(member& m, long x) const { m.visit(x * scale); }
+};
+
+template <class Member, class Callable>
+void run_group_row(table& t, const std::string& row, taco::group<Member> g, Callable callable,
+                   taco::global_ptr<collector> col) {
+    const long n = g.size;
+    auto expect_calls = [&](long before) { t.check(group_calls.load() == before + n, row, group_calls.load(), before + n); };
+    std::apply(
+        [&](const auto&... option_set) {
+            (
+                [&](const auto& opts) {
+                    std::apply(
+                        [&](const auto&... o) {
+                            if constexpr (!has_timeout<std::decay_t<decltype(opts)>>) { // none (and the unbound form, at_each)
+                                const long before = group_calls;
+                                taco::async(g, taco::m2f(callable, 1L), o...);
+                                taco::wait_until([&] { return group_calls.load() == before + n; });
+                                taco::at_each(g, callable, 1L);
+                                taco::wait_until([&] { return group_calls.load() == before + 2 * n; });
+                                t.check(true, row + " none", 0, 0);
+                            }
+                            { // future: ready once every member has run the call
+                                const long before = group_calls;
+                                taco::future<void> done;
+                                taco::async(g, taco::m2f(callable, 1L), done, o...);
+                                done.get();
+                                expect_calls(before);
+                            }
+                            if constexpr (!has_timeout<std::decay_t<decltype(opts)>>) { // then: void result, bound argument only
+                                const long before = group_calls;
+                                const int hits = taco::sync(col, &collector::count);
+                                taco::async(g, taco::m2f(callable, 1L), taco::then(col, &collector::take, 5L, 0L), o...);
+                                taco::wait_until([&] { return taco::sync(col, &collector::count) == hits + 1; });
+                                expect_calls(before);
+                            }
+                            { // call
+                                const long before = group_calls;
+                                auto f = taco::call(g, taco::m2f(callable, 1L), o...);
+                                f.get();
+                                expect_calls(before);
+                            }
+                            { // sync
+                                const long before = group_calls;
+                                taco::sync(g, taco::m2f(callable, 1L), o...);
+                                expect_calls(before);
+                            }
+                        },
+                        opts);
+                }(option_set),
+                ...);
+        },
+        std::tuple{std::tuple<>{}, std::tuple{taco::timeout(30s)}});
+}
+
+} // namespace
+
+TEST_CASE("every cell of the invocation table compiles and runs", "[api]") {
+    table t;
+    taco::run(tacomesh::posix::config{.cores = 4}, [&] {
+        auto obj = taco::new_on<probe>(1).get();
+        auto col = taco::new_on<collector>(2).get();
+        long x = 0;
+        run_row(t, "global_ptr x member", obj, 1, &probe::m, member_base, col, x);
+        run_row(t, "global_ptr x free function", obj, 1, &free_fn, free_base, col, x);
+        run_row(t, "global_ptr x function object", obj, 1, functor{7}, functor_base + 7, col, x);
+        run_row(t, "core id x free function", taco::core_id(3), 3, &free_fn, free_base, col, x);
+        run_row(t, "core id x function object", 3, 3, functor{9}, functor_base + 9, col, x);
+        run_row(t, "core id x lambda", 2, 2, [](long v) { return free_fn(v); }, free_base, col, x);
+
+        std::vector<taco::global_ptr<member>> members;
+        for (taco::core_id c = 0; c < 4; ++c) members.push_back(taco::new_on<member>(c).get());
+        const auto g = taco::make_group(members, taco::topology::kary(2));
+        run_group_row(t, "group x member", g, &member::visit, col);
+        run_group_row(t, "group x free function", g, &visit_free, col);
+        run_group_row(t, "group x function object", g, visit_functor{3}, col);
+        run_group_row(t, "all cores x function", taco::all_cores(), +[](long) { ++group_calls; }, col);
+        taco::destroy_group(g);
+        for (auto m : members) taco::delete_on(m);
+        taco::delete_on(obj);
+        taco::delete_on(col);
+    });
+    INFO((t.failures.empty() ? std::string("all passed") : t.failures.front()));
+    CHECK(t.failures.empty());
+    CHECK(t.cells > 250);
+}
