@@ -8,6 +8,9 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <functional>
+#include <span>
+#include <stdexcept>
 #include <chrono>
 #include <string>
 #include <tuple>
@@ -254,4 +257,90 @@ TEST_CASE("every cell of the invocation table compiles and runs", "[api]") {
     INFO((t.failures.empty() ? std::string("all passed") : t.failures.front()));
     CHECK(t.failures.empty());
     CHECK(t.cells > 250);
+}
+
+namespace {
+struct slow_counter {
+    long n = 0;
+    long add(long x) { return n += x; }
+    long fail() { throw std::runtime_error("no such value"); }
+};
+
+/// On a core: arrive at the barrier `rounds` times, recording the phase seen.
+long arrive_rounds(taco::barrier_ref b, int rounds, taco::global_ptr<slow_counter> log) {
+    long sum = 0;
+    for (int r = 0; r < rounds; ++r) {
+        taco::sync(log, &slow_counter::add, 1L);
+        b.arrive_and_wait();
+        // Everyone arrived for round r: the log holds at least (r + 1) * parties.
+        sum += taco::sync(log, &slow_counter::add, 0L);
+    }
+    return sum;
+}
+} // namespace
+
+TEST_CASE("new_on returns a future; when_all waits for several futures", "[api]") {
+    taco::run(tacomesh::posix::config{.cores = 3}, [] {
+        auto pending = taco::new_on<slow_counter>(1);
+        auto other = taco::new_on<slow_counter>(2);
+        auto [a, b] = taco::when_all(pending, other).get();
+        CHECK(a.core() == 1);
+        CHECK(b.core() == 2);
+
+        taco::future<long> x, y;
+        taco::future<void> z;
+        taco::async(a, taco::m2f(&slow_counter::add, 5L), x);
+        taco::async(b, taco::m2f(&slow_counter::add, 7L), y);
+        taco::async(2, taco::m2f(+[] {}), z);
+        auto all = taco::when_all(x, y, z);
+        const auto [vx, vy] = all.get();
+        CHECK(all.ready());
+        CHECK(vx == 5);
+        CHECK(vy == 7);
+
+        std::vector<taco::future<long>> many(8);
+        for (int i = 0; i < 8; ++i) taco::async(i % 2 ? a : b, taco::m2f(&slow_counter::add, 1L), many[i]);
+        taco::when_all(std::span(many)).wait();
+        for (auto& f : many) CHECK(f.ready());
+
+        taco::future<long> ok, bad;
+        taco::async(a, taco::m2f(&slow_counter::add, 1L), ok);
+        taco::async(a, taco::m2f(&slow_counter::fail), bad);
+        CHECK_THROWS_WITH(taco::when_all(ok, bad).get(), Catch::Contains("no such value"));
+        CHECK(ok.ready());
+        taco::delete_on(a);
+        taco::delete_on(b);
+    });
+}
+
+TEST_CASE("a barrier releases all parties together, phase after phase", "[api]") {
+    constexpr int parties = 4, rounds = 20;
+    std::vector<long> sums;
+    taco::run(tacomesh::posix::config{.cores = parties}, [&] {
+        auto log = taco::new_on<slow_counter>(0).get();
+        taco::barrier b(parties);
+        std::vector<taco::future<long>> f(parties - 1);
+        for (int c = 1; c < parties; ++c)
+            taco::async(c, taco::m2f(&arrive_rounds, b.ref(), rounds, log), f[c - 1], taco::as_coroutine{});
+        sums.push_back(arrive_rounds(b.ref(), rounds, log));
+        for (auto& x : f) sums.push_back(x.get());
+        CHECK(taco::sync(log, &slow_counter::add, 0L) == parties * rounds);
+        taco::delete_on(log);
+    });
+    // After round r every party reads at least (r + 1) * parties: nobody
+    // passed the barrier before all had arrived.
+    const long minimum = parties * long(rounds) * (rounds + 1) / 2;
+    for (long s : sums) CHECK(s >= minimum);
+}
+
+TEST_CASE("all_cores: a function on every core, a reduction over all cores", "[api]") {
+    taco::run(tacomesh::posix::config{.cores = 6}, [] {
+        const auto g = taco::all_cores();
+        CHECK(g.size == 6);
+        const long sum = taco::reduce(g, taco::m2f(+[] { return long(taco::this_core()); }), std::plus<long>{}).get();
+        CHECK(sum == 0 + 1 + 2 + 3 + 4 + 5);
+        // The same group from another core (published once per run).
+        const auto from_3 = taco::sync(3, +[] { return taco::all_cores(); });
+        CHECK(from_3.root == g.root);
+    });
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <csignal>
 #include <thread>
 
 #include "test_support.hpp" // the platform first: it binds itself, then brings in taco and mesh
@@ -474,4 +475,79 @@ TEST_CASE("null sharing pointers are rejected by the proxies", "[mesh][misuse]")
         CHECK_THROWS_WITH(mesh::read(none), Catch::Contains("null sharing_ptr"));
         CHECK_THROWS_WITH(mesh::write(none), Catch::Contains("null sharing_ptr"));
     });
+}
+
+namespace {
+void die_here() { std::raise(SIGKILL); }
+
+/// On core 1: take a writer, modify, then wait for something that never
+/// comes (core 0's main returns meanwhile): the stop unwinds through the
+/// live writer.
+void write_then_wait_forever(mesh::sharing_ptr<cell> p) {
+    auto w = mesh::write(p);
+    w->set(7);
+    taco::wait_until([] { return false; });
+}
+} // namespace
+
+TEST_CASE("a writer alive while a core failure unwinds the stack does not terminate the program",
+          "[mesh][misuse][processes]") {
+    // Before writer proxies released without throwing, the release's wait
+    // rethrew the core failure inside a destructor during unwinding:
+    // std::terminate. Run in a child, so that a terminate fails this test
+    // instead of ending the test run.
+    const auto r = test::run_in_child([] {
+        try {
+            taco::run(cores(3, execution_mode::processes), [] {
+                auto p = mesh::make_shared_object<cell, ctl::broadcast>();
+                auto w = mesh::write(p);
+                w->set(1);
+                taco::sync(2, &die_here); // throws core_failure with the writer alive
+            });
+        } catch (const tacomesh::posix::core_failure& e) {
+            std::fprintf(stderr, "reported: %s\n", e.what());
+            std::_Exit(0);
+        }
+        std::_Exit(3);
+    });
+    CHECK_FALSE(r.aborted);
+    CHECK_THAT(r.err, Catch::Contains("reported: tacomesh::posix: core 2"));
+}
+
+TEST_CASE("writer::release() reports a failed release; the proxy is empty afterwards", "[mesh][misuse][processes]") {
+    const auto r = test::run_in_child([] {
+        try {
+            taco::run(cores(3, execution_mode::processes), [] {
+                auto p = mesh::make_shared_object<cell, ctl::broadcast>();
+                auto w = mesh::write(p);
+                w->set(1);
+                try {
+                    taco::sync(2, &die_here);
+                } catch (const tacomesh::posix::core_failure&) {
+                }
+                try {
+                    w.release(); // the broadcast cannot reach core 2
+                    std::fprintf(stderr, "release did not report\n");
+                } catch (const tacomesh::posix::core_failure& e) {
+                    std::fprintf(stderr, "release reported: %s\n", e.what());
+                }
+                w.release(); // empty now: nothing to do, nothing thrown
+            });
+        } catch (const tacomesh::posix::core_failure&) {
+            std::_Exit(0);
+        }
+        std::_Exit(3);
+    });
+    CHECK_FALSE(r.aborted);
+    CHECK_THAT(r.err, Catch::Contains("release reported: tacomesh::posix: core 2"));
+}
+
+TEST_CASE("a writer alive on a core that is told to stop unwinds quietly", "[mesh][misuse]") {
+    taco::run(cores(2, execution_mode::threads), [] {
+        auto p = mesh::make_shared_object<cell, ctl::broadcast>();
+        taco::async(1, &write_then_wait_forever, p);
+        taco::wait_until([&] { return taco::sync(1, +[] { return 1; }) == 1; });
+        // main returns: core 1's wait unwinds with stopped_error through its writer
+    });
+    SUCCEED("no terminate");
 }
