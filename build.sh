@@ -6,6 +6,7 @@
 #   ./build.sh demo [demo args]   build and run the demo (default: 4 cores)
 #   ./build.sh test               build and run all tests (ctest)
 #   ./build.sh asan | tsan        tests under ASan+UBSan / ThreadSanitizer
+#   ./build.sh clang              the tree and its tests built with clang (second compiler)
 #   ./build.sh bench-smoke        build the benchmarks and run each briefly
 #   ./build.sh consumer           use the installed package and add_subdirectory from a tiny project
 set -euo pipefail
@@ -28,6 +29,9 @@ configure() { # dir, extra cmake args...
   local dir=$1; shift
   cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
 }
+# Sanitizer runs skip what the plain build already proved and what runs no
+# code: negative-compile tests and header-alone compiles.
+compile_only='^(neg|header)\.'
 
 run_tests() { # dir, ctest args...
   local dir=$1; shift
@@ -51,14 +55,18 @@ case "$cmd" in
     configure build-asan -DTACOMESH_SANITIZE=address -DTACOMESH_BUILD_BENCH=OFF -DTACOMESH_BUILD_APPS=OFF
     # Sizes shrink (sanitizers are 5-20x slower); the negative-compile tests ran in the plain build.
     TACOMESH_TEST_SCALE=0.1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      run_tests build-asan -E '^neg\.' ;;
+      run_tests build-asan -E "$compile_only" ;;
   tsan)
     need_packages "${base_packages[@]}"
     configure build-tsan -DTACOMESH_SANITIZE=thread -DTACOMESH_BUILD_BENCH=OFF -DTACOMESH_BUILD_APPS=OFF
     # setarch -R: TSan's shadow layout clashes with the high mmap entropy of recent kernels.
     ninja -C build-tsan -j "$jobs"
     (cd build-tsan && TACOMESH_TEST_SCALE=0.02 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-      setarch "$(uname -m)" -R ctest --output-on-failure -j "$jobs" --timeout 900 -E '^neg\.') ;;
+      setarch "$(uname -m)" -R ctest --output-on-failure -j "$jobs" --timeout 900 -E "$compile_only") ;;
+  clang)
+    need_packages "${base_packages[@]}" clang
+    CXX=clang++ configure build-clang -DTACOMESH_BUILD_BENCH=OFF
+    run_tests build-clang ;;
   bench-smoke)
     need_packages "${base_packages[@]}" openmpi-bin libopenmpi-dev valgrind python3
     configure build-bench -DCMAKE_BUILD_TYPE=Release -DTACOMESH_BUILD_TESTS=OFF
@@ -73,5 +81,5 @@ case "$cmd" in
     ninja -C build-consumer/installed && ./build-consumer/installed/consumer
     cmake -S tests/consumer -B build-consumer/subdir -G Ninja -DTACOMESH_SOURCE_DIR="$root" >/dev/null
     ninja -C build-consumer/subdir && ./build-consumer/subdir/consumer ;;
-  *) echo "usage: $0 demo|test|asan|tsan|bench-smoke|consumer" >&2; exit 2 ;;
+  *) echo "usage: $0 demo|test|asan|tsan|clang|bench-smoke|consumer" >&2; exit 2 ;;
 esac
