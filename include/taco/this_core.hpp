@@ -41,7 +41,7 @@ inline task* current_task() { return detail::runtime().current_task(); }
 /// outlive the run.
 template <class T>
 T& core_local() {
-    return detail::runtime().local<T>();
+    return detail::runtime().core_local<T>();
 }
 
 } // namespace taco

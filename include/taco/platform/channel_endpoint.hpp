@@ -1,6 +1,6 @@
 #pragma once
 // What TACO needs from a platform to move invocations between cores
-// (DESIGN.md section 4; CCI paper, section V): one core's ends of its
+// (docs/architecture.md, section 1; CCI paper, section V): one core's ends of its
 // channels. The runtime reaches it only through platform_core<P>
 // (runtime/platform_core.hpp), which calls these statically.
 #include <chrono>

@@ -1,5 +1,5 @@
 #pragma once
-// What MESH needs from a platform besides the channels (DESIGN.md section 4;
+// What MESH needs from a platform besides the channels (docs/architecture.md, section 1;
 // MESH paper, section III.A): memory reserved at the same logical address on
 // every core, in three modes, and cache control on address ranges. It is part
 // of the platform seam (one platform type provides both), and MESH reaches it

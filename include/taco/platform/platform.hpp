@@ -1,5 +1,5 @@
 #pragma once
-// A platform (DESIGN.md section 4): a per-core endpoint, a configuration that
+// A platform (docs/architecture.md, section 1): a per-core endpoint, a configuration that
 // names its platform, and a way to start a function on every core. Nothing
 // in taco/ or mesh/ names a platform: taco::run deduces it from the
 // configuration it is given, and platform_core<P> (runtime/platform_core.hpp)

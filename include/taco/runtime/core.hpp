@@ -111,7 +111,7 @@ public:
 
     /// This core's instance of T for this run (see taco::core_local).
     template <class T>
-    T& local() {
+    T& core_local() {
         return locals_.template get<T>();
     }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Messages a core could not hand to a full channel yet (DESIGN.md section 1:
+// Messages a core could not hand to a full channel yet (docs/architecture.md, section 2:
 // "the send may fail when the channel is full: the caller ... queues
 // locally, never drops"). One FIFO of message bytes per destination, kept
 // in order so that messages from one source to one destination never

@@ -5,10 +5,10 @@
 //            regions are plain shared memory; cache control is a fence.
 //            Core-private memory is one slab per core, so a private logical
 //            address p is core k's instance at p + k * private_bytes.
-// processes: the emulation that makes incoherence real (issue 5, DESIGN.md
-//            section 4). The *canonical* copy of cached memory is MAP_SHARED;
-//            each process sees cached memory through a MAP_PRIVATE mapping
-//            of the same size (its "cache"), mapped before the fork, so it
+// processes: the emulation that makes incoherence real. The *canonical*
+//            copy of cached memory is MAP_SHARED; each process sees cached
+//            memory through a MAP_PRIVATE mapping of the same size (its
+//            "cache", its view), mapped before the fork, so it
 //            sits at the same address in every core. invalidate copies
 //            canonical -> view, write-back view -> canonical, of exactly the
 //            range asked for. Non-cached memory is the shared mapping itself.
