@@ -426,14 +426,14 @@ double main_sync_batch(taco::global_ptr<target> t, std::size_t n) {
 }
 
 /// n round trips waiting with TACO_PT_AWAIT; times itself after the first.
-struct syncing_protothread final : taco::protothread {
+struct syncing_protothread final : taco::protothread<syncing_protothread> {
     taco::global_ptr<target> t;
     taco::future<std::uint64_t> f;
     std::size_t i = 0, n = 0;
     std::uint64_t v = 0;
     clock_type::time_point t0;
     double ns = 0;
-    bool step() override {
+    bool step() {
         TACO_PT_BEGIN();
         taco::async(t, taco::m2f(&target::next), f);
         TACO_PT_AWAIT(f);

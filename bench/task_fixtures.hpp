@@ -24,9 +24,9 @@ namespace bench {
     } while (0)
 
 /// Counts, suspends, forever: each run() is one resume.
-struct spinning_protothread final : taco::protothread {
+struct spinning_protothread final : taco::protothread<spinning_protothread> {
     std::uint64_t count = 0;
-    bool step() override {
+    bool step() {
         TACO_PT_BEGIN();
         for (;;) {
             ++count;
@@ -37,9 +37,9 @@ struct spinning_protothread final : taco::protothread {
 };
 
 /// Counts and yields (the real TACO_PT_YIELD: rescheduled at once) n times.
-struct yielding_protothread final : taco::protothread {
+struct yielding_protothread final : taco::protothread<yielding_protothread> {
     std::uint64_t count = 0, n = 0;
-    bool step() override {
+    bool step() {
         TACO_PT_BEGIN();
         for (count = 0; count < n;) {
             ++count;

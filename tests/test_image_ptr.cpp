@@ -19,7 +19,6 @@
 namespace {
 
 long doubled(long x) { return 2 * x; }
-long tripled(long x) { return 3 * x; }
 
 struct shape {
     long side = 5;

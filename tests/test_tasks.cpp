@@ -259,12 +259,12 @@ TEST_CASE("coroutines on 8 cores on 2 CPUs sync-calling each other", "[tasks][co
 
 namespace {
 // Adds the values of three remote reads, waiting on each with TACO_PT_AWAIT.
-struct summing_protothread final : taco::protothread {
+struct summing_protothread final : taco::protothread<summing_protothread> {
     taco::global_ptr<store> a, b;
     taco::future<long> f;
     long sum = 0;
     int i = 0; // a "local" that survives suspension: it is a member
-    bool step() override {
+    bool step() {
         TACO_PT_BEGIN();
         for (i = 0; i < 3; ++i) {
             taco::async(i % 2 ? b : a, taco::m2f(&store::get), f);
@@ -274,9 +274,9 @@ struct summing_protothread final : taco::protothread {
         TACO_PT_END();
     }
 };
-struct misused_protothread final : taco::protothread {
+struct misused_protothread final : taco::protothread<misused_protothread> {
     taco::global_ptr<store> a;
-    bool step() override {
+    bool step() {
         TACO_PT_BEGIN();
         (void)taco::sync(a, &store::get); // blocking where it cannot
         TACO_PT_END();
@@ -438,10 +438,10 @@ TEST_CASE("timeouts: a timeout that fires, a late result dropped safely, a timeo
 }
 
 namespace {
-struct yielding_protothread final : taco::protothread {
+struct yielding_protothread final : taco::protothread<yielding_protothread> {
     std::vector<int>* log;
     int id = 0, i = 0;
-    bool step() override {
+    bool step() {
         TACO_PT_BEGIN();
         for (i = 0; i < 3; ++i) {
             log->push_back(id * 10 + i);
