@@ -480,6 +480,28 @@ TEST_CASE("null sharing pointers are rejected by the proxies", "[mesh][misuse]")
 namespace {
 void die_here() { std::raise(SIGKILL); }
 
+/// In a child process (a terminate there fails the test instead of ending
+/// the test run): 3 core processes, a modified writer of a Broadcast object
+/// on core 0, then `body(writer)`, in which core 2 is made to die. The child
+/// prints the launcher's report and exits 0 when taco::run reports it.
+template <class Body>
+test::child_result with_live_writer_when_core_2_dies(Body body) {
+    return test::run_in_child([body] {
+        try {
+            taco::run(cores(3, execution_mode::processes), [&] {
+                auto p = mesh::make_shared_object<cell, ctl::broadcast>();
+                auto w = mesh::write(p);
+                w->set(1);
+                body(w);
+            });
+        } catch (const tacomesh::posix::core_failure& e) {
+            std::fprintf(stderr, "reported: %s\n", e.what());
+            std::_Exit(0);
+        }
+        std::_Exit(3);
+    });
+}
+
 /// On core 1: take a writer, modify, then wait for something that never
 /// comes (core 0's main returns meanwhile): the stop unwinds through the
 /// live writer.
@@ -494,49 +516,27 @@ TEST_CASE("a writer alive while a core failure unwinds the stack does not termin
           "[mesh][misuse][processes]") {
     // Before writer proxies released without throwing, the release's wait
     // rethrew the core failure inside a destructor during unwinding:
-    // std::terminate. Run in a child, so that a terminate fails this test
-    // instead of ending the test run.
-    const auto r = test::run_in_child([] {
-        try {
-            taco::run(cores(3, execution_mode::processes), [] {
-                auto p = mesh::make_shared_object<cell, ctl::broadcast>();
-                auto w = mesh::write(p);
-                w->set(1);
-                taco::sync(2, &die_here); // throws core_failure with the writer alive
-            });
-        } catch (const tacomesh::posix::core_failure& e) {
-            std::fprintf(stderr, "reported: %s\n", e.what());
-            std::_Exit(0);
-        }
-        std::_Exit(3);
+    // std::terminate.
+    const auto r = with_live_writer_when_core_2_dies([](mesh::writer<cell>&) {
+        taco::sync(2, &die_here); // throws core_failure with the writer alive
     });
     CHECK_FALSE(r.aborted);
     CHECK_THAT(r.err, Catch::Contains("reported: tacomesh::posix: core 2"));
 }
 
 TEST_CASE("writer::release() reports a failed release; the proxy is empty afterwards", "[mesh][misuse][processes]") {
-    const auto r = test::run_in_child([] {
+    const auto r = with_live_writer_when_core_2_dies([](mesh::writer<cell>& w) {
         try {
-            taco::run(cores(3, execution_mode::processes), [] {
-                auto p = mesh::make_shared_object<cell, ctl::broadcast>();
-                auto w = mesh::write(p);
-                w->set(1);
-                try {
-                    taco::sync(2, &die_here);
-                } catch (const tacomesh::posix::core_failure&) {
-                }
-                try {
-                    w.release(); // the broadcast cannot reach core 2
-                    std::fprintf(stderr, "release did not report\n");
-                } catch (const tacomesh::posix::core_failure& e) {
-                    std::fprintf(stderr, "release reported: %s\n", e.what());
-                }
-                w.release(); // empty now: nothing to do, nothing thrown
-            });
+            taco::sync(2, &die_here);
         } catch (const tacomesh::posix::core_failure&) {
-            std::_Exit(0);
         }
-        std::_Exit(3);
+        try {
+            w.release(); // the broadcast cannot reach core 2
+            std::fprintf(stderr, "release did not report\n");
+        } catch (const tacomesh::posix::core_failure& e) {
+            std::fprintf(stderr, "release reported: %s\n", e.what());
+        }
+        w.release(); // empty now: nothing to do, nothing thrown
     });
     CHECK_FALSE(r.aborted);
     CHECK_THAT(r.err, Catch::Contains("release reported: tacomesh::posix: core 2"));
