@@ -279,7 +279,7 @@ long arrive_rounds(taco::barrier_ref b, int rounds, taco::global_ptr<slow_counte
 }
 } // namespace
 
-TEST_CASE("new_on returns a future; when_all waits for several futures", "[api]") {
+TEST_CASE("new_on returns a future, when_all waits for several futures", "[api]") {
     taco::run(tacomesh::posix::config{.cores = 3}, [] {
         auto pending = taco::new_on<slow_counter>(1);
         auto other = taco::new_on<slow_counter>(2);

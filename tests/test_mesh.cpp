@@ -524,7 +524,7 @@ TEST_CASE("a writer alive while a core failure unwinds the stack does not termin
     CHECK_THAT(r.err, Catch::Contains("reported: tacomesh::posix: core 2"));
 }
 
-TEST_CASE("writer::release() reports a failed release; the proxy is empty afterwards", "[mesh][misuse][processes]") {
+TEST_CASE("writer::release() reports a failed release, and the proxy is empty afterwards", "[mesh][misuse][processes]") {
     const auto r = with_live_writer_when_core_2_dies([](mesh::writer<cell>& w) {
         try {
             taco::sync(2, &die_here);
