@@ -198,6 +198,14 @@ struct collective_ops {
     template <class Call, class Comb, class Sink, bool Discard = false>
     static void reduce(node& n, Call call, Comb comb, Sink sink) {
         using R = value_or_unit<std::conditional_t<Discard, void, typename Call::template result_type<T>>>;
+        if (n.children.empty()) {
+            // A leaf has nothing to merge: its value goes straight up, without
+            // a helper (half the nodes of a tree, and the whole far side of a
+            // two-core reduction's critical path).
+            auto o = apply_captured<T, Discard>(call, n.member);
+            if (o.value) sink.deliver(*o.value); else sink.fail(o.error);
+            return;
+        }
         using helper = reduce_helper<R, Comb, Sink>;
         helper* h = helper_pool<helper>::acquire();
         h->init(std::uint32_t(n.children.size() + 1), comb, sink);
