@@ -158,6 +158,7 @@ struct target_traits<global_ptr<T>> {
 };
 
 template <std::integral I>
+    requires(!std::same_as<I, bool>)
 struct target_traits<I> {
     static constexpr bool single = true;
     using object = void;
@@ -192,7 +193,8 @@ decltype(auto) bind_call(F&& fn, Rest&&... rest) {
     }
 }
 
-template <class F, class... Rest>
+/// Whether the callable was bound with m2f (then completions and options follow).
+template <class F>
 inline constexpr bool is_bound_form = is_bound_call_v<bare<F>>;
 
 } // namespace detail
@@ -204,7 +206,7 @@ void async(Target target, F&& fn, Rest&&... rest) {
     detail::check_target<Target>();
     if constexpr (detail::invocation_target<Target>) {
         using traits = detail::target_traits<Target>;
-        if constexpr (detail::is_bound_form<F, Rest...>)
+        if constexpr (detail::is_bound_form<F>)
             traits::invoke(target, fn, std::forward<Rest>(rest)...);
         else
             traits::invoke(target, detail::bind_call(std::forward<F>(fn), std::forward<Rest>(rest)...));
@@ -221,7 +223,7 @@ template <class Target, class F, class... Rest>
     using Call = detail::bare<decltype(bound)>;
     using R = typename traits::template result<Call>;
     return future<R>(detail::start_tag{}, [&](future<R>& f) {
-        if constexpr (detail::is_bound_form<F, Rest...>) {
+        if constexpr (detail::is_bound_form<F>) {
             static_assert(detail::modifiers<Rest...>::completions == 0,
                           "taco::call returns the future itself; to deliver into your own future or a "
                           "taco::then continuation use taco::async(target, taco::m2f(...), completion)");
@@ -237,7 +239,7 @@ template <class Target, class F, class... Rest>
 /// [[nodiscard]]: a sync whose value is dropped still waited, as asked.)
 template <class Target, class F, class... Rest>
 auto sync(Target target, F&& fn, Rest&&... rest) {
-    static_assert(!(detail::is_bound_form<F, Rest...> && detail::modifiers<Rest...>::completions != 0),
+    static_assert(!(detail::is_bound_form<F> && detail::modifiers<Rest...>::completions != 0),
                   "taco::sync returns the result itself; it takes options, not a completion");
     return call(target, std::forward<F>(fn), std::forward<Rest>(rest)...).get();
 }
