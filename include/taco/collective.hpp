@@ -190,8 +190,7 @@ struct collective_ops {
     template <class Call>
     static void at_each(node& n, Call call) {
         for (auto c : n.children) async(c, &collective_ops::at_each<Call>, call);
-        auto o = apply_captured<T, true>(call, n.member);
-        if (!o.value) no_continuation{}.fail(o.error);
+        apply_captured<T, true>(call, n.member, [](unit) {}, [](const error_info& e) { no_continuation{}.fail(e); });
     }
 
     /// Discard: results are not merged (at_each with completion), only counted.
@@ -202,8 +201,8 @@ struct collective_ops {
             // A leaf has nothing to merge: its value goes straight up, without
             // a helper (half the nodes of a tree, and the whole far side of a
             // two-core reduction's critical path).
-            auto o = apply_captured<T, Discard>(call, n.member);
-            if (o.value) sink.deliver(*o.value); else sink.fail(o.error);
+            apply_captured<T, Discard>(
+                call, n.member, [&](const R& v) { sink.deliver(v); }, [&](const error_info& e) { sink.fail(e); });
             return;
         }
         using helper = reduce_helper<R, Comb, Sink>;
@@ -212,15 +211,17 @@ struct collective_ops {
         for (std::uint32_t i = 0; i < n.children.size(); ++i)
             async(n.children[i], &collective_ops::reduce<Call, Comb, helper_link<R>, Discard>, call, comb,
                   h->link(i + 1));
-        auto o = apply_captured<T, Discard>(call, n.member);
-        helper::entry(h, 0, o.value ? &*o.value : nullptr, &o.error);
+        apply_captured<T, Discard>(
+            call, n.member, [h](const R& v) { helper::entry(h, 0, &v, nullptr); },
+            [h](const error_info& e) { helper::entry(h, 0, nullptr, &e); });
     }
 
     template <class Call, class Sink>
     static void gather(node& n, Call call, Sink sink) {
         for (auto c : n.children) async(c, &collective_ops::gather<Call, Sink>, call, sink);
-        auto o = apply_captured<T>(call, n.member);
-        if (o.value) sink.deliver_at(n.rank, *o.value); else sink.fail_at(n.rank, o.error);
+        apply_captured<T>(
+            call, n.member, [&](const auto& v) { sink.deliver_at(n.rank, v); },
+            [&](const error_info& e) { sink.fail_at(n.rank, e); });
     }
 };
 

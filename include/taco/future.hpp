@@ -59,10 +59,10 @@ public:
     future& operator=(const future&) = delete;
     ~future() {
         // Never throws: on a stopping core the result will not come anyway.
-        if (armed_ && !ready_) {
+        if (state_ == state::pending) {
             auto& rt = detail::runtime();
             if (task* t = rt.current_task(); t && t->kind() == task_kind::coroutine) block_in(*t);
-            else rt.wait_until_or_stopped([this] { return ready_; });
+            else rt.wait_until_or_stopped([this] { return ready(); });
         }
     }
 
@@ -73,70 +73,78 @@ public:
         std::forward<Start>(start)(*this);
     }
 
-    bool ready() const noexcept { return ready_; }
+    bool ready() const noexcept { return state_ > state::pending; }
     /// True once the result has come and it is an exception.
-    bool failed() const noexcept { return ready_ && (error_.has_value() || timed_out_); }
+    bool failed() const noexcept { return state_ > state::value; }
 
     /// Wait until the result has come. A coroutine suspends (its core runs
     /// other tasks and invocations meanwhile); main and invocations run
     /// straight from the channel keep serving invocations (nested); an
     /// activity or protothread cannot wait: taco::blocking_error.
     void wait() {
-        if (ready_) return;
+        if (ready()) return;
         auto& rt = detail::runtime();
         if (task* t = rt.current_task()) block_in(*t);
-        else rt.wait_until([this] { return ready_; });
+        else rt.wait_until([this] { return ready(); });
     }
 
     /// Wait, then return the result or throw taco::remote_error. Once only.
     R get() {
         wait();
-        if (timed_out_) throw timeout_error();
-        if (error_) throw remote_error(error_origin_, *error_);
+        if (state_ != state::value) [[unlikely]] throw_failure();
         return value_.take();
     }
 
     /// Schedule `t` on this core when the result has come (protothreads:
     /// TACO_PT_AWAIT). One task per future.
     void resume_when_ready(task& t) {
-        if (ready_) return detail::runtime().make_ready(t);
+        if (ready()) return detail::runtime().make_ready(t);
         if (waiter_ && waiter_ != &t) throw blocking_error("taco: two tasks wait on one future; give each its own");
         waiter_ = &t;
     }
 
     // --- used by continuations, on this future's core ---
     core_id arm() noexcept {
-        armed_ = true;
-        ready_ = false;
-        timed_out_ = false;
+        state_ = state::pending;
         error_.reset();
         return this_core();
     }
     template <class... V>
     void set_value(V&&... v) {
         value_.set(std::forward<V>(v)...);
-        became_ready();
+        became_ready(state::value);
     }
-    void set_timeout() {
-        timed_out_ = true;
-        became_ready();
-    }
+    void set_timeout() { became_ready(state::timed_out); }
     void set_error(const error_info& e) {
         error_.emplace(e.view());
         error_origin_ = e.origin;
-        became_ready();
+        became_ready(state::failed);
     }
 
 private:
-    void became_ready() {
-        ready_ = true;
-        if (task* w = std::exchange(waiter_, nullptr)) detail::runtime().make_ready(*w);
+    // One field for what used to be three flags (armed, ready, timed out):
+    // arming, assigning and the tests in get() and the destructor are then
+    // one store or one compare each. Ordered: ready() is "> pending",
+    // failed() is "> value".
+    enum class state : unsigned char { unarmed, pending, value, failed, timed_out };
+
+    void became_ready(state s) {
+        state_ = s;
+        // Tested before it is cleared: almost always no task waits.
+        if (task* w = waiter_) [[unlikely]] {
+            waiter_ = nullptr;
+            detail::runtime().make_ready(*w);
+        }
+    }
+    [[noreturn]] void throw_failure() {
+        if (state_ == state::timed_out) throw timeout_error();
+        throw remote_error(error_origin_, *error_);
     }
     void block_in(task& t) {
         if (t.kind() != task_kind::coroutine) t.block(); // throws: only coroutines keep a stack to block on
         if (waiter_ && waiter_ != &t)
             throw blocking_error("taco: two tasks wait on one future; give each its own");
-        while (!ready_) {
+        while (!ready()) {
             waiter_ = &t;
             t.block(); // resumed by became_ready() (or throws for tasks that cannot block)
         }
@@ -146,9 +154,7 @@ private:
     detail::future_value<R> value_;
     std::optional<std::string> error_;
     core_id error_origin_ = no_core;
-    bool armed_ = false;
-    bool ready_ = false;
-    bool timed_out_ = false;
+    state state_ = state::unarmed;
 };
 
 } // namespace taco

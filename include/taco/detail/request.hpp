@@ -36,33 +36,41 @@ struct unit {};
 template <class R>
 using value_or_unit = std::conditional_t<std::is_void_v<R>, unit, R>;
 
-/// What applying an invocation gave: a value, or the exception it threw.
-template <class R>
-struct outcome {
-    std::optional<value_or_unit<R>> value;
-    error_info error; // meaningful when !value
-};
-
-/// Apply `call` on `object` and capture the result or the exception. A
-/// stopped_error passes through: it unwinds to the core's loop, which is
-/// leaving. Discard: ignore the result (collectives that only count).
-template <class T, bool Discard = false, class Call>
-auto apply_captured(Call& call, T* object) {
+/// Apply `call` on `object`, then pass the result (unit for void) to
+/// `on_value`, or the exception it threw to `on_error`. A stopped_error
+/// passes through: it unwinds to the core's loop, which is leaving. Discard:
+/// ignore the result (collectives that only count).
+///
+/// An error while delivering is not the method's error: on_error runs after
+/// the catch block, and an exception from on_value is rethrown unchanged. Yet
+/// on_value is called inside the try, straight with the call's result: a
+/// value that had to outlive the try block would live in memory with an
+/// "engaged" flag (the compiler keeps objects that are live across an
+/// exception edge out of registers), which cost a few stores and a test on
+/// every invocation.
+template <class T, bool Discard = false, class Call, class OnValue, class OnError>
+void apply_captured(Call& call, T* object, OnValue&& on_value, OnError&& on_error) {
     using R = std::conditional_t<Discard, void, typename Call::template result_type<T>>;
-    outcome<R> o;
+    error_info error;
+    bool delivering = false;
     try {
         if constexpr (std::is_void_v<R>) {
             call.template apply<T>(object);
-            o.value.emplace();
+            delivering = true;
+            on_value(unit{});
         } else {
-            o.value.emplace(call.template apply<T>(object));
+            auto value = call.template apply<T>(object);
+            delivering = true;
+            on_value(value);
         }
+        return;
     } catch (const stopped_error&) {
         throw;
     } catch (...) {
-        o.error = error_info::current(this_core());
+        if (delivering) throw;
+        error = error_info::current(this_core());
     }
-    return o;
+    on_error(error);
 }
 
 template <class T, class Call, class Cont>
@@ -72,14 +80,13 @@ struct request {
     [[no_unique_address]] Cont cont; // no_continuation takes no space
 
     void operator()() {
-        auto o = apply_captured<T>(call, target.get());
-        // Deliver outside the capture: an error while delivering is not the method's error.
-        if (!o.value)
-            cont.fail(o.error);
-        else if constexpr (std::is_void_v<typename Call::template result_type<T>>)
-            cont.deliver();
-        else
-            cont.deliver(*o.value);
+        apply_captured<T>(
+            call, target.get(),
+            [this](const auto& value) {
+                if constexpr (std::is_void_v<typename Call::template result_type<T>>) cont.deliver();
+                else cont.deliver(value);
+            },
+            [this](const error_info& e) { cont.fail(e); });
     }
 };
 

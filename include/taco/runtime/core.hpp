@@ -61,7 +61,11 @@ public:
                 return;
             }
         }
-        defer<Msg>(dest, std::forward<Args>(args)...);
+        // The message is built here, on the slow path, and handed over
+        // whole: were the arguments passed by reference to the out-of-line
+        // defer(), their addresses would escape and the fast path above
+        // would have to build them in memory and copy them into the slot.
+        defer(dest, Msg{std::forward<Args>(args)...});
     }
 
     /// One round of work: flush locally queued sends, run received messages
@@ -170,9 +174,9 @@ protected:
     virtual bool take_urgent() = 0;
 
 private:
-    template <class Msg, class... Args>
-    [[gnu::noinline]] void defer(core_id dest, Args&&... args) {
-        write_message<Msg>(queued_.push(dest, message_length<Msg>), std::forward<Args>(args)...);
+    template <class Msg>
+    [[gnu::noinline]] void defer(core_id dest, const Msg& msg) {
+        write_message<Msg>(queued_.push(dest, message_length<Msg>), msg);
         ++stats_.deferred;
         apply_backpressure();
     }

@@ -38,20 +38,28 @@ namespace tacomesh::posix {
 /// One core's channels (satisfies taco::channel_endpoint).
 class endpoint {
 public:
-    endpoint(detail::shared_state& s, core_id id) : s_(s), id_(id), out_(s.cfg.cores) {}
+    endpoint(detail::shared_state& s, core_id id)
+        : s_(s), me_(s.records[id]), id_(id), sleep_(s.cfg.idle == idle_policy::sleep), out_(s.cfg.cores) {}
 
     core_id id() const noexcept { return id_; }
     core_id core_count() const noexcept { return s_.cfg.cores; }
 
     std::byte* try_acquire(core_id dest) {
         detail::ring::producer& o = out_[dest];
-        if (!o) [[unlikely]] o = connect(dest);
-        return o.try_acquire();
+        std::byte* slot = o.try_acquire();
+        // No slot: the ring is full, or not created yet (see unconnected_slot).
+        if (!slot) [[unlikely]] slot = connect_or_fail(o, dest);
+        acquired_ = &o; // after the acquire, which would otherwise reload o's fields
+        return slot;
     }
 
+    /// Publishes the slot of the last successful try_acquire, which is to
+    /// `dest`: the runtime publishes right after acquiring, with no other
+    /// send in between (the message is only constructed there), so the
+    /// producer is not looked up a second time.
     void publish(core_id dest, std::size_t length) noexcept {
-        out_[dest].publish(length);
-        if (s_.cfg.idle == idle_policy::sleep) wake(dest);
+        acquired_->publish(length);
+        if (sleep_) wake(dest);
     }
 
     template <class Handler>
@@ -123,10 +131,10 @@ public:
 private:
     static constexpr std::size_t per_ring_budget = 32; // fairness between sources
 
-    detail::core_record& me() noexcept { return s_.records[id_]; }
+    detail::core_record& me() noexcept { return me_; }
 
     bool has_message() const noexcept {
-        for (detail::ring* r = s_.records[id_].incoming.load(std::memory_order_acquire); r; r = r->next)
+        for (detail::ring* r = me_.incoming.load(std::memory_order_acquire); r; r = r->next)
             if (r->has_message()) return true;
         return false;
     }
@@ -138,11 +146,15 @@ private:
             detail::futex_wake(rec.sleeping, s_.processes);
     }
 
-    [[gnu::noinline]] detail::ring::producer connect(core_id dest) {
+    /// The slow path of try_acquire: create the ring to `dest` on the first
+    /// send there; a full ring stays full (nullptr).
+    [[gnu::noinline]] std::byte* connect_or_fail(detail::ring::producer& o, core_id dest) {
+        if (o.connected()) return nullptr;
         auto* r = detail::ring::create(s_.memory.allocate(s_.ring_bytes), s_.cfg.ring_slots);
         ring_link(r, s_.records[dest].incoming);
         s_.rings->fetch_add(1, std::memory_order_relaxed);
-        return r->make_producer();
+        o = r->make_producer();
+        return o.try_acquire();
     }
     static void ring_link(detail::ring* r, std::atomic<detail::ring*>& head) noexcept {
         detail::ring* old = head.load(std::memory_order_relaxed);
@@ -151,8 +163,11 @@ private:
     }
 
     detail::shared_state& s_;
+    detail::core_record& me_; // s_.records[id_], kept: poll reads it every round
     core_id id_;
+    bool sleep_; // s_.cfg.idle == idle_policy::sleep, kept: publish tests it on every message
     std::vector<detail::ring::producer> out_; // this core's ends of its outgoing rings
+    detail::ring::producer* acquired_ = nullptr; // of the last try_acquire (see publish)
 };
 
 /// The POSIX platform (satisfies taco::platform).

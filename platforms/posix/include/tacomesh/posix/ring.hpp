@@ -40,6 +40,12 @@ struct alignas(cache_line) slot {
 static_assert(sizeof(slot) == 2 * cache_line);
 inline constexpr std::size_t first_line_bytes = cache_line - offsetof(slot, message);
 
+/// Where the producer of a ring not created yet points: a slot that is never
+/// free (its seq is 1, the producer's tail stays 0), so the first
+/// try_acquire fails and the sender connects on its slow path. The hot path
+/// then needs no separate "connected?" test. Only ever read.
+inline constinit slot unconnected_slot{{1u}, 0, {}};
+
 struct alignas(cache_line) ring {
     // Consumer side only: the producer keeps its tail, and its own copy of
     // the slot address and mask (see producer below), so it never reads this
@@ -59,29 +65,34 @@ struct alignas(cache_line) ring {
         return r;
     }
 
-    /// The producer's end, private to the sending core.
+    /// The producer's end, private to the sending core. It keeps the address
+    /// of the slot at `tail` (`next`), so that acquiring and publishing do not
+    /// each recompute it from tail and mask: once per message, in publish.
     struct producer {
-        slot* slots = nullptr;
+        slot* slots = &unconnected_slot;
         std::uint64_t mask = 0;
         std::uint64_t tail = 0;
+        slot* next = &unconnected_slot; // slots[tail & mask]
 
-        explicit operator bool() const noexcept { return slots != nullptr; }
+        bool connected() const noexcept { return slots != &unconnected_slot; }
         /// The next free slot, or nullptr when the ring is full.
         std::byte* try_acquire() const noexcept {
-            slot& s = slots[tail & mask];
             // acquire: the consumer's copy of the previous message in this
             // slot happens before we overwrite it.
-            return s.seq.load(std::memory_order_acquire) == std::uint32_t(tail) ? s.message : nullptr;
+            return next->seq.load(std::memory_order_acquire) == std::uint32_t(tail) ? next->message : nullptr;
         }
         /// Hand over the first `length` bytes written into the acquired slot.
         void publish(std::size_t length) noexcept {
-            slot& s = slots[tail & mask];
+            slot& s = *next;
+            const std::uint64_t t = ++tail;
+            next = &slots[t & mask];
             s.length = std::uint32_t(length);
-            s.seq.store(std::uint32_t(tail + 1), std::memory_order_release);
-            ++tail;
+            // Last: the compiler treats the atomic store as a barrier and
+            // would reload tail and the fields above after it.
+            s.seq.store(std::uint32_t(t), std::memory_order_release);
         }
     };
-    producer make_producer() noexcept { return {slots, mask, 0}; }
+    producer make_producer() noexcept { return {slots, mask, 0, &slots[0]}; }
 
     /// Consumer: run `handle(bytes)` on up to `budget` messages, in order.
     /// Each message is copied out and its slot released before the handler
@@ -92,7 +103,8 @@ struct alignas(cache_line) ring {
         while (n < budget) {
             const std::uint64_t h = head;
             slot& s = slots[h & mask];
-            if (s.seq.load(std::memory_order_acquire) != std::uint32_t(h + 1)) break;
+            const std::uint32_t published = std::uint32_t(h + 1);
+            if (s.seq.load(std::memory_order_acquire) != published) break;
             alignas(16) std::byte copy[slot::bytes];
             // Fixed-size copy of the first line (inlined moves, no libc call);
             // the second line only for long messages.
@@ -101,7 +113,7 @@ struct alignas(cache_line) ring {
                 std::memcpy(copy + first_line_bytes, s.message + first_line_bytes, s.length - first_line_bytes);
             head = h + 1;
             // release: our reads of the message happen before the producer reuses the slot.
-            s.seq.store(std::uint32_t(h + mask + 1), std::memory_order_release);
+            s.seq.store(published + std::uint32_t(mask), std::memory_order_release); // h + capacity
             handle(copy);
             ++n;
         }
