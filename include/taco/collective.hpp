@@ -4,9 +4,11 @@
 // group's tree, each node forwarding to its children before applying it to
 // its own member, so the tree parallelises the propagation.
 //
-//   taco::at_each(g, &T::m, args...);                          // on every member
+//   taco::at_each(g, &T::m, args...);                          // on every member (= taco::async(g, ...))
 //   taco::at_each(g, taco::m2f(&T::m, args...), done);         // + completion (future<void>& or then(...))
+//   taco::sync(g, &T::m, args...);                             // ... and wait until all have run it
 //   taco::reduce(g, taco::m2f(&T::m, args...), combiner, fut); // merged up the tree into future<R>
+//   auto f = taco::reduce(g, taco::m2f(&T::m), combiner);      // ... or the future returned
 //   taco::gather(g, taco::m2f(&T::m, args...), taco::then(c, &C::put)); // put(rank, R) per member
 //   taco::gather(g, taco::m2f(&T::m, args...), std::span<R> out, done); // out[rank] = R, then done
 //
@@ -31,199 +33,12 @@
 #include <taco/continuation.hpp>
 #include <taco/group.hpp>
 #include <taco/remote_error.hpp>
+#include <taco/detail/collective_ops.hpp>
 #include <taco/detail/helper_pool.hpp>
 
 namespace taco {
 
 namespace detail {
-
-/// Merges the "unit" results of at_each with completion.
-struct unit_combiner {
-    unit operator()(unit, unit) const noexcept { return {}; }
-};
-
-/// A result (value != nullptr) or an error for slot `index` of a helper.
-template <class R>
-using helper_entry = void (*)(void* helper, std::uint32_t index, const R* value, const error_info* error);
-
-template <class R>
-struct contribute_message {
-    void* helper;
-    image_ptr<helper_entry<R>> entry;
-    std::uint32_t index;
-    R value;
-    void operator()() { entry.get()(helper, index, &value, nullptr); }
-};
-template <class R>
-struct contribute_error_message {
-    void* helper;
-    image_ptr<helper_entry<R>> entry;
-    std::uint32_t index;
-    error_info error;
-    void operator()() { entry.get()(helper, index, nullptr, &error); }
-};
-
-/// Where a node's (merged) result goes: slot `index` of a helper on `core`.
-template <class R>
-struct helper_link {
-    core_id core;
-    std::uint32_t index;
-    void* helper; // on `core` only
-    image_ptr<helper_entry<R>> entry;
-
-    void deliver(const R& v) const { deliver_at(index, v); }
-    void fail(const error_info& e) const { fail_at(index, e); }
-    void deliver_at(std::uint32_t i, const R& v) const {
-        runtime().send<contribute_message<R>>(core, helper, entry, i, v);
-    }
-    void fail_at(std::uint32_t i, const error_info& e) const {
-        runtime().send<contribute_error_message<R>>(core, helper, entry, i, e);
-    }
-};
-
-/// The user's continuation at the root; a void result is delivered as no value.
-template <class Cont, bool Void>
-struct final_sink {
-    Cont cont;
-    template <class V>
-    void deliver(const V& v) const {
-        if constexpr (Void) cont.deliver(); else cont.deliver(v);
-    }
-    void fail(const error_info& e) const { cont.fail(e); }
-};
-
-/// Temporary reduction helper at one tree node: slot 0 is the node's own
-/// member, slot i its i-th child's subtree. Merges in slot order as soon as
-/// a prefix is complete, so out-of-order arrivals wait in their slot.
-template <class R, class Comb, class Sink>
-struct reduce_helper {
-    // optional: combiners and sinks (a continuation may hold a user's
-    // function object) need not be default-constructible, helpers are pooled
-    std::optional<Comb> comb;
-    std::optional<Sink> sink;
-    std::vector<std::optional<R>> slots; // capacity survives reuse from the pool
-    std::vector<bool> failed;
-    std::optional<R> acc;
-    std::optional<error_info> error;
-    std::uint32_t next = 0;
-
-    void init(std::uint32_t expected, const Comb& c, const Sink& s) {
-        comb.emplace(c);
-        sink.emplace(s);
-        slots.assign(expected, std::nullopt);
-        failed.assign(expected, false);
-        acc.reset();
-        error.reset();
-        next = 0;
-    }
-    static void entry(void* self, std::uint32_t i, const R* v, const error_info* e) {
-        auto* h = static_cast<reduce_helper*>(self);
-        if (v) {
-            h->slots[i].emplace(*v);
-        } else {
-            if (!h->error) h->error = *e;
-            h->failed[i] = true;
-        }
-        h->drain();
-    }
-    helper_link<R> link(std::uint32_t index) { return {this_core(), index, this, image_ptr(&reduce_helper::entry)}; }
-
-private:
-    void drain() {
-        while (next < slots.size() && (slots[next] || failed[next])) {
-            if (slots[next] && !error) acc = acc ? R((*comb)(*acc, *slots[next])) : *slots[next];
-            ++next;
-        }
-        if (next < slots.size()) return;
-        // Copy out before releasing: the sink's send may run nothing here,
-        // but the helper goes back to the pool at once.
-        const Sink s = *sink;
-        std::optional<R> result = std::move(acc);
-        std::optional<error_info> err = error;
-        helper_pool<reduce_helper>::release(this);
-        if (err) s.fail(*err); else s.deliver(*result);
-    }
-};
-
-/// Gather into an array on the caller's core: out[rank] = value.
-template <class R>
-struct gather_array_helper {
-    R* out;
-    std::uint32_t remaining;
-    future<void>* done;
-    std::optional<error_info> error;
-
-    static void entry(void* self, std::uint32_t rank, const R* v, const error_info* e) {
-        auto* h = static_cast<gather_array_helper*>(self);
-        if (v)
-            h->out[rank] = *v;
-        else if (!h->error)
-            h->error = *e;
-        h->arrived();
-    }
-    void arrived() {
-        if (--remaining != 0) return;
-        future<void>* d = done;
-        std::optional<error_info> err = error;
-        helper_pool<gather_array_helper>::release(this);
-        if (err) d->set_error(*err); else d->set_value();
-    }
-};
-
-/// Ranked delivery for gather through a continuation: put(bound..., rank, value).
-template <class Cont>
-struct ranked_sink {
-    Cont cont;
-    template <class V>
-    void deliver_at(std::uint32_t rank, const V& v) const { cont.deliver(rank, v); }
-    void fail_at(std::uint32_t, const error_info& e) const { cont.fail(e); }
-};
-
-/// The collective operations of one tree node (a friend-free extension of group_node).
-template <class T>
-struct collective_ops {
-    using node = group_node<T>;
-
-    // Each step is a function applied to the node object on its core
-    // (fn(node&, ...)): the message carries the node's address, not a
-    // global_ptr, which keeps forwarding messages within one slot.
-    template <class Call>
-    static void at_each(node& n, Call call) {
-        for (auto c : n.children) async(c, &collective_ops::at_each<Call>, call);
-        apply_captured<T, true>(call, n.member, [](unit) {}, [](const error_info& e) { no_continuation{}.fail(e); });
-    }
-
-    /// Discard: results are not merged (at_each with completion), only counted.
-    template <class Call, class Comb, class Sink, bool Discard = false>
-    static void reduce(node& n, Call call, Comb comb, Sink sink) {
-        using R = value_or_unit<std::conditional_t<Discard, void, typename Call::template result_type<T>>>;
-        if (n.children.empty()) {
-            // A leaf has nothing to merge: its value goes straight up, without
-            // a helper (half the nodes of a tree, and the whole far side of a
-            // two-core reduction's critical path).
-            apply_captured<T, Discard>(
-                call, n.member, [&](const R& v) { sink.deliver(v); }, [&](const error_info& e) { sink.fail(e); });
-            return;
-        }
-        using helper = reduce_helper<R, Comb, Sink>;
-        helper* h = helper_pool<helper>::acquire();
-        h->init(std::uint32_t(n.children.size() + 1), comb, sink);
-        for (std::uint32_t i = 0; i < n.children.size(); ++i)
-            async(n.children[i], &collective_ops::reduce<Call, Comb, helper_link<R>, Discard>, call, comb,
-                  h->link(i + 1));
-        apply_captured<T, Discard>(
-            call, n.member, [h](const R& v) { helper::entry(h, 0, &v, nullptr); },
-            [h](const error_info& e) { helper::entry(h, 0, nullptr, &e); });
-    }
-
-    template <class Call, class Sink>
-    static void gather(node& n, Call call, Sink sink) {
-        for (auto c : n.children) async(c, &collective_ops::gather<Call, Sink>, call, sink);
-        apply_captured<T>(
-            call, n.member, [&](const auto& v) { sink.deliver_at(n.rank, v); },
-            [&](const error_info& e) { sink.fail_at(n.rank, e); });
-    }
-};
 
 /// Start a collective at the group's root: inline when the root is on this
 /// core. A message to ourselves would wait in our own channel until we next
