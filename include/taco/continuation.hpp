@@ -18,6 +18,7 @@
 #include <taco/m2f.hpp>
 #include <taco/uncaught_error.hpp>
 #include <taco/runtime/core.hpp>
+#include <taco/detail/core_identity.hpp>
 #include <taco/detail/request.hpp>
 
 namespace taco {
@@ -49,11 +50,21 @@ struct future_continuation {
     core_id core;
     future<R>* target;
 
+    // On the future's own core (a call on an object of this core, a
+    // collective whose root is here) the future is assigned at once: a
+    // message to ourselves would only wait in our own channel for the next
+    // poll round. Safe: assigning is what that message would do on this
+    // core, and the future is alive (a pending future waits in its
+    // destructor).
     template <class... V>
     void deliver(V&&... v) const {
-        runtime().send<future_set_message<R>>(core, target, std::forward<V>(v)...);
+        if (core == this_core()) target->set_value(std::forward<V>(v)...);
+        else runtime().send<future_set_message<R>>(core, target, std::forward<V>(v)...);
     }
-    void fail(const error_info& e) const { runtime().send<future_fail_message<R>>(core, target, e); }
+    void fail(const error_info& e) const {
+        if (core == this_core()) target->set_error(e);
+        else runtime().send<future_fail_message<R>>(core, target, e);
+    }
 };
 
 /// Invokes `call` (with the result appended to its bound arguments) on
