@@ -5,10 +5,10 @@
 //   completions  future<R>& f                 the result assigns f (on this core)
 //                taco::then(gp, &U::m, b...)  gp->m(b..., result) on gp's core
 //                taco::then(core, fn, b...)   fn(b..., result) on `core`
-//   options      taco::as_activity()          run as a task on arrival (scheduled by the
-//                taco::as_coroutine()           core's policy); a coroutine may block
-//                taco::with_priority(p)       task priority (implies a task)
-//                taco::with_deadline(t)       task deadline (implies a task)
+//   options      taco::as_activity{}          run as a task on arrival (scheduled by the
+//                taco::as_coroutine{}           core's policy); a coroutine may block
+//                taco::with_priority{p}       task priority (implies a task)
+//                taco::with_deadline{t}       task deadline (implies a task)
 //                taco::deadline_in(d)         ... d from now
 //                taco::urgent                 wake the receiver, raise its urgent flag
 //                taco::timeout(d)             give up waiting after d (needs a future)
@@ -98,27 +98,25 @@ inline void apply_option(option_set& o, with_deadline d) { o.spec.sched.deadline
 inline void apply_option(option_set&, urgent_t) {}
 inline void apply_option(option_set& o, timeout t) { o.limit = t.limit; }
 
-struct no_completion {};
-
-/// A checked set of modifiers (see the top of this file). Entry is the name
-/// the static_asserts report.
+/// A checked set of modifiers (see the top of this file): what they ask
+/// for, and valid(), whose static_asserts say what to write instead.
 template <class... M>
 struct modifiers {
     static constexpr std::size_t completions = (std::size_t(0) + ... + std::size_t(is_completion_v<M>));
     static constexpr bool as_task = (false || ... || (is_task_kind_v<M> || is_schedule_v<M>));
     static constexpr bool is_urgent = (false || ... || std::is_same_v<bare<M>, urgent_t>);
     static constexpr bool has_timeout = (false || ... || std::is_same_v<bare<M>, timeout>);
-    static constexpr bool has_future = (false || ... || is_future_v<bare<M>>);
 
     static constexpr bool valid() {
         static_assert((is_modifier_v<M> && ...),
                       "taco: after an m2f-bound call come only a completion (a future variable, taco::then(...)) "
-                      "and options (taco::as_activity(), taco::as_coroutine(), taco::with_priority(p), "
-                      "taco::with_deadline(t), taco::urgent, taco::timeout(d)); method arguments go inside "
+                      "and options (taco::as_activity{}, taco::as_coroutine{}, taco::with_priority{p}, "
+                      "taco::with_deadline{t}, taco::deadline_in(d), taco::urgent, taco::timeout(d)); method "
+                      "arguments go inside "
                       "taco::m2f(method, args...)");
         static_assert(completions <= 1, "taco: an invocation has at most one completion (one future or one taco::then)");
         static_assert((std::size_t(0) + ... + std::size_t(is_task_kind_v<M>)) <= 1,
-                      "taco: give at most one task kind (taco::as_activity() or taco::as_coroutine())");
+                      "taco: give at most one task kind (taco::as_activity{} or taco::as_coroutine{})");
         static_assert((std::size_t(0) + ... + std::size_t(std::is_same_v<bare<M>, timeout>)) <= 1,
                       "taco: give at most one taco::timeout");
         static_assert(!(is_future_v<bare<M>> || ...) ||

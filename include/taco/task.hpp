@@ -29,7 +29,7 @@ enum class task_kind : std::uint8_t { activity, protothread, coroutine, co_task 
 
 /// How an invocation runs on arrival when it should not run straight from
 /// the channel: as a task of this kind, scheduled by the core's policy
-/// (the options taco::as_activity(), taco::as_coroutine(), ...).
+/// (the options taco::as_activity{}, taco::as_coroutine{}, ...).
 struct task_spec {
     schedule sched;
     task_kind kind = task_kind::activity;
