@@ -165,9 +165,10 @@ void run_row(table& t, const std::string& row, Target target, taco::core_id core
 
 /// Members of the group rows count their calls.
 std::atomic<long> group_calls{0};
+std::atomic<long> group_how{-1}; // how_here() of the last member call
 struct member {
     long seen = 0;
-    void visit(long x) { seen += x, ++group_calls; }
+    void visit(long x) { seen += x, group_how = how_here(), ++group_calls; }
 };
 void visit_free(member& m, long x) { m.visit(x); }
 struct visit_functor {
@@ -179,11 +180,16 @@ template <class Member, class Callable>
 void run_group_row(table& t, const std::string& row, taco::group<Member> g, Callable callable,
                    taco::global_ptr<collector> col) {
     const long n = g.size;
-    auto expect_calls = [&](long before) { t.check(group_calls.load() == before + n, row, group_calls.load(), before + n); };
+    long how = 0;
+    auto expect_calls = [&](long before) {
+        t.check(group_calls.load() == before + n, row, group_calls.load(), before + n);
+        t.check(group_how.load() == how, row + " (task kind)", group_how.load(), how);
+    };
     std::apply(
         [&](const auto&... option_set) {
             (
                 [&](const auto& opts) {
+                    how = expected_how(opts);
                     std::apply(
                         [&](const auto&... o) {
                             if constexpr (!has_timeout<std::decay_t<decltype(opts)>>) { // none (and the unbound form, at_each)
@@ -224,7 +230,8 @@ void run_group_row(table& t, const std::string& row, taco::group<Member> g, Call
                 }(option_set),
                 ...);
         },
-        std::tuple{std::tuple<>{}, std::tuple{taco::timeout(30s)}});
+        std::tuple{std::tuple<>{}, std::tuple{taco::timeout(30s)}, std::tuple{taco::as_coroutine{}},
+                   std::tuple{taco::with_priority{4}, taco::timeout(30s)}, std::tuple{taco::as_activity{}}});
 }
 
 } // namespace
@@ -248,7 +255,8 @@ TEST_CASE("every cell of the invocation table compiles and runs", "[api]") {
         run_group_row(t, "group x member", g, &member::visit, col);
         run_group_row(t, "group x free function", g, &visit_free, col);
         run_group_row(t, "group x function object", g, visit_functor{3}, col);
-        run_group_row(t, "all cores x function", taco::all_cores(), +[](long) { ++group_calls; }, col);
+        run_group_row(t, "all cores x function", taco::all_cores(),
+                      +[](long) { group_how = how_here(), ++group_calls; }, col);
         taco::destroy_group(g);
         for (auto m : members) taco::delete_on(m);
         taco::delete_on(obj);

@@ -60,9 +60,16 @@ constexpr void check_group_call() {
 
 template <class Mods>
 constexpr void check_collective_options() {
-    static_assert(!Mods::as_task && !Mods::is_urgent,
-                  "taco collective: members run the call straight from the channel; task kinds, priorities, "
-                  "deadlines and taco::urgent apply to single targets (a global_ptr or a core id)");
+    static_assert(!Mods::is_urgent,
+                  "taco collective: taco::urgent applies to single targets (a global_ptr or a core id): a "
+                  "collective's messages travel down a tree, core by core");
+}
+
+/// How members run their part, from the options: straight, or as a task.
+template <class Mods>
+auto how_members_run(const option_set& o) {
+    if constexpr (Mods::as_task) return run_as_task{o.spec};
+    else return run_straight{};
 }
 
 /// A group as the target of async / call / sync: the call runs on every
@@ -82,17 +89,19 @@ struct target_traits<group<T>> {
         check_collective_options<Mods>();
         check_group_call<T, Call>();
         if (!g) throw std::invalid_argument("taco: invocation on a null group");
+        option_set o;
+        (apply_modifier(o, m), ...);
+        auto how = how_members_run<Mods>(o);
+        using How = decltype(how);
         if constexpr (Mods::completions == 0) {
             static_assert(!Mods::has_timeout, "taco: taco::timeout needs a future to report the timeout to");
-            start_at_root(g.root, &collective_ops<T>::template at_each<Call>, call);
+            start_at_root(g.root, &collective_ops<T>::template at_each<Call, How>, call, how);
         } else {
-            option_set o;
-            (apply_modifier(o, m), ...);
             const auto cont = make_continuation<void, Mods>(o, std::forward<M>(m)...);
             using sink = final_sink<std::remove_const_t<decltype(cont)>, true>;
             // Completion = a reduction of "unit" values: results are discarded.
-            start_at_root(g.root, &collective_ops<T>::template reduce<Call, unit_combiner, sink, true>, call,
-                          unit_combiner{}, sink{cont});
+            start_at_root(g.root, &collective_ops<T>::template reduce<Call, unit_combiner, sink, true, How>, call,
+                          unit_combiner{}, sink{cont}, how);
         }
     }
 };
@@ -127,9 +136,11 @@ template <class T, class F, class... A, class Comb, class... M>
     } else if constexpr (combiner<Comb, R>) { // only our static_assert when it is not: no cascade of errors
         detail::option_set o;
         (detail::apply_modifier(o, m), ...);
+        auto how = detail::how_members_run<Mods>(o);
         const auto c = detail::make_continuation<R, Mods>(o, std::forward<M>(m)...);
         using sink = detail::final_sink<std::remove_const_t<decltype(c)>, false>;
-        detail::start_at_root(g.root, &detail::collective_ops<T>::template reduce<Call, Comb, sink>, call, comb, sink{c});
+        detail::start_at_root(g.root, &detail::collective_ops<T>::template reduce<Call, Comb, sink, false, decltype(how)>,
+                              call, comb, sink{c}, how);
     }
 }
 

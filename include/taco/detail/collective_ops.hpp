@@ -17,6 +17,7 @@
 #include <taco/remote_error.hpp>
 #include <taco/detail/helper_pool.hpp>
 #include <taco/detail/request.hpp>
+#include <taco/detail/task_request.hpp>
 
 namespace taco::detail {
 
@@ -170,33 +171,42 @@ struct collective_ops {
     // Each step is a function applied to the node object on its core
     // (fn(node&, ...)): the message carries the node's address, not a
     // global_ptr, which keeps forwarding messages within one slot.
-    template <class Call>
-    static void at_each(node& n, Call call) {
-        for (auto c : n.children) async(c, &collective_ops::at_each<Call>, call);
-        apply_captured<T, true>(call, n.member, [](unit) {}, [](const error_info& e) { no_continuation{}.fail(e); });
+    // How (run_straight or run_as_task) runs the node's own part: the
+    // forwarding to the children always happens at once, so a task option
+    // never delays the rest of the tree.
+    template <class Call, class How = run_straight>
+    static void at_each(node& n, Call call, How how = {}) {
+        for (auto c : n.children) async(c, &collective_ops::at_each<Call, How>, call, how);
+        how([call, member = n.member]() mutable {
+            apply_captured<T, true>(call, member, [](unit) {}, [](const error_info& e) { no_continuation{}.fail(e); });
+        });
     }
 
     /// Discard: results are not merged (at_each with completion), only counted.
-    template <class Call, class Comb, class Sink, bool Discard = false>
-    static void reduce(node& n, Call call, Comb comb, Sink sink) {
+    template <class Call, class Comb, class Sink, bool Discard = false, class How = run_straight>
+    static void reduce(node& n, Call call, Comb comb, Sink sink, How how = {}) {
         using R = value_or_unit<std::conditional_t<Discard, void, typename Call::template result_type<T>>>;
         if (n.children.empty()) {
             // A leaf has nothing to merge: its value goes straight up, without
             // a helper (half the nodes of a tree, and the whole far side of a
             // two-core reduction's critical path).
-            apply_captured<T, Discard>(
-                call, n.member, [&](const R& v) { sink.deliver(v); }, [&](const error_info& e) { sink.fail(e); });
+            how([call, sink, member = n.member]() mutable {
+                apply_captured<T, Discard>(
+                    call, member, [&](const R& v) { sink.deliver(v); }, [&](const error_info& e) { sink.fail(e); });
+            });
             return;
         }
         using helper = reduce_helper<R, Comb, Sink>;
         helper* h = helper_pool<helper>::acquire();
         h->init(std::uint32_t(n.children.size() + 1), comb, sink);
         for (std::uint32_t i = 0; i < n.children.size(); ++i)
-            async(n.children[i], &collective_ops::reduce<Call, Comb, helper_link<R>, Discard>, call, comb,
-                  h->link(i + 1));
-        apply_captured<T, Discard>(
-            call, n.member, [h](const R& v) { helper::entry(h, 0, &v, nullptr); },
-            [h](const error_info& e) { helper::entry(h, 0, nullptr, &e); });
+            async(n.children[i], &collective_ops::reduce<Call, Comb, helper_link<R>, Discard, How>, call, comb,
+                  h->link(i + 1), how);
+        how([call, h, member = n.member]() mutable {
+            apply_captured<T, Discard>(
+                call, member, [h](const R& v) { helper::entry(h, 0, &v, nullptr); },
+                [h](const error_info& e) { helper::entry(h, 0, nullptr, &e); });
+        });
     }
 
     template <class Call, class Sink>

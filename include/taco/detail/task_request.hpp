@@ -10,17 +10,38 @@
 
 namespace taco::detail {
 
+/// Make `body` a task of this core, of the kind and schedule `spec` asks for.
+template <class F>
+void spawn_task(const task_spec& spec, F body) {
+    auto& rt = runtime();
+    if (spec.kind == task_kind::coroutine)
+        rt.make_ready(*new coroutine_task<F>(std::move(body), spec.sched, coroutine_stack_size));
+    else
+        rt.make_ready(*new activity_task<F>(std::move(body), spec.sched));
+}
+
 template <class Req>
 struct task_request {
     Req req;
     task_spec spec;
     void operator()() {
-        auto body = [r = req]() mutable { r(); };
-        auto& rt = runtime();
-        if (spec.kind == task_kind::coroutine)
-            rt.make_ready(*new coroutine_task<decltype(body)>(std::move(body), spec.sched, coroutine_stack_size));
-        else
-            rt.make_ready(*new activity_task<decltype(body)>(std::move(body), spec.sched));
+        spawn_task(spec, [r = req]() mutable { r(); });
+    }
+};
+
+/// How a collective's member runs its part: straight from the channel, or
+/// as a task (the invocation options of a group target).
+struct run_straight {
+    template <class F>
+    void operator()(F&& f) const {
+        f();
+    }
+};
+struct run_as_task {
+    task_spec spec;
+    template <class F>
+    void operator()(F f) const {
+        spawn_task(spec, std::move(f));
     }
 };
 
