@@ -11,6 +11,7 @@
 #include <functional>
 #include <span>
 #include <stdexcept>
+#include <thread>
 #include <chrono>
 #include <string>
 #include <tuple>
@@ -117,15 +118,20 @@ void run_row(table& t, const std::string& row, Target target, taco::core_id core
                         [&](const auto&... o) {
                             // none: fire and forget (with the unbound form too when there are no options)
                             if constexpr (!has_timeout<std::decay_t<decltype(opts)>>) {
+                                // Wait for any result, then compare: a wrong one fails
+                                // the cell instead of waiting forever.
                                 const long a = ++x;
                                 last_result = -1;
                                 taco::async(target, taco::m2f(callable, a), o...);
-                                taco::wait_until([&] { return last_result.load() == want(a); });
-                                t.check(true, name + " none", 0, 0);
+                                taco::wait_until([&] { return last_result.load() != -1; });
+                                t.check(last_result.load() == want(a), name + " none", last_result.load(), want(a));
                                 if constexpr (sizeof...(o) == 0) {
                                     const long b = ++x;
+                                    last_result = -1;
                                     taco::async(target, callable, b);
-                                    taco::wait_until([&] { return last_result.load() == want(b); });
+                                    taco::wait_until([&] { return last_result.load() != -1; });
+                                    t.check(last_result.load() == want(b), name + " none, unbound", last_result.load(),
+                                            want(b));
                                 }
                             }
                             { // future
@@ -196,9 +202,9 @@ void run_group_row(table& t, const std::string& row, taco::group<Member> g, Call
                                 const long before = group_calls;
                                 taco::async(g, taco::m2f(callable, 1L), o...);
                                 taco::wait_until([&] { return group_calls.load() == before + n; });
+                                expect_calls(before);
                                 taco::at_each(g, callable, 1L);
                                 taco::wait_until([&] { return group_calls.load() == before + 2 * n; });
-                                t.check(true, row + " none", 0, 0);
                             }
                             { // future: ready once every member has run the call
                                 const long before = group_calls;
@@ -274,16 +280,26 @@ struct slow_counter {
     long fail() { throw std::runtime_error("no such value"); }
 };
 
-/// On a core: arrive at the barrier `rounds` times, recording the phase seen.
-long arrive_rounds(taco::barrier_ref b, int rounds, taco::global_ptr<slow_counter> log) {
+/// What a party saw: the sum of the arrivals logged when each round's
+/// barrier let it pass, and in how many rounds fewer than (r + 1) * parties
+/// had arrived (a barrier that let it through early).
+struct rounds_seen {
     long sum = 0;
+    long early = 0;
+};
+
+/// On a core: arrive at the barrier `rounds` times.
+rounds_seen arrive_rounds(taco::barrier_ref b, int rounds, long parties, taco::global_ptr<slow_counter> log) {
+    rounds_seen seen;
     for (int r = 0; r < rounds; ++r) {
         taco::sync(log, &slow_counter::add, 1L);
         b.arrive_and_wait();
         // Everyone arrived for round r: the log holds at least (r + 1) * parties.
-        sum += taco::sync(log, &slow_counter::add, 0L);
+        const long logged = taco::sync(log, &slow_counter::add, 0L);
+        seen.sum += logged;
+        if (logged < (r + 1) * parties) ++seen.early;
     }
-    return sum;
+    return seen;
 }
 } // namespace
 
@@ -327,11 +343,18 @@ TEST_CASE("a barrier releases all parties together, phase after phase", "[api]")
     taco::run(tacomesh::posix::config{.cores = parties}, [&] {
         auto log = taco::new_on<slow_counter>(0).get();
         taco::barrier b(parties);
-        std::vector<taco::future<long>> f(parties - 1);
+        std::vector<taco::future<rounds_seen>> f(parties - 1);
         for (int c = 1; c < parties; ++c)
-            taco::async(c, taco::m2f(&arrive_rounds, b.ref(), rounds, log), f[c - 1], taco::as_coroutine{});
-        sums.push_back(arrive_rounds(b.ref(), rounds, log));
-        for (auto& x : f) sums.push_back(x.get());
+            taco::async(c, taco::m2f(&arrive_rounds, b.ref(), rounds, long(parties), log), f[c - 1],
+                        taco::as_coroutine{});
+        const rounds_seen here = arrive_rounds(b.ref(), rounds, parties, log);
+        sums.push_back(here.sum);
+        CHECK(here.early == 0); // no party passed a barrier before all of that round had arrived
+        for (auto& x : f) {
+            const rounds_seen there = x.get();
+            sums.push_back(there.sum);
+            CHECK(there.early == 0);
+        }
         CHECK(taco::sync(log, &slow_counter::add, 0L) == parties * rounds);
         taco::delete_on(log);
     });
@@ -350,5 +373,25 @@ TEST_CASE("all_cores: a function on every core, a reduction over all cores", "[a
         // The same group from another core (published once per run).
         const auto from_3 = taco::sync(3, +[] { return taco::all_cores(); });
         CHECK(from_3.root == g.root);
+    });
+}
+
+namespace {
+struct sleeper {
+    void nap(long ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+};
+} // namespace
+
+TEST_CASE("a timeout on a group gives up on the members, and their late completion is dropped", "[api]") {
+    taco::run(tacomesh::posix::config{.cores = 3}, [] {
+        std::vector<taco::global_ptr<sleeper>> members{taco::new_on<sleeper>(1).get(), taco::new_on<sleeper>(2).get()};
+        const auto g = taco::make_group(members);
+        const auto late_before = taco::stats().late_results;
+        taco::future<void> f;
+        taco::async(g, taco::m2f(&sleeper::nap, 300L), f, taco::timeout(5ms));
+        CHECK_THROWS_AS(f.get(), taco::timeout_error);
+        taco::wait_until([&] { return taco::stats().late_results == late_before + 1; });
+        taco::destroy_group(g);
+        for (auto m : members) taco::delete_on(m);
     });
 }

@@ -58,10 +58,6 @@ public:
     void end_pending_write() noexcept { cb_.writes_pending.fetch_sub(1, std::memory_order_release); }
     bool write_pending() const noexcept { return cb_.writes_pending.load(std::memory_order_acquire) != 0; }
 
-    /// The core-private logical address of this object's controller state
-    /// (what a broadcast names; each core reaches its own instance).
-    void* state_address() const noexcept { return cb_.state; }
-
     /// Run OnNotify(state) on every other core, with that core's instance of
     /// this object's controller state (the controller's remote side, e.g. a
     /// Broadcast clearing its valid flag); `done` is assigned once every core

@@ -43,9 +43,6 @@ namespace detail {
 /// (taco/runtime/memory_port.hpp) and its short pause.
 inline taco::detail::core& memory() { return taco::detail::runtime(); }
 
-inline void invalidate_range(const void* p, std::size_t n) { memory().invalidate(p, n); }
-inline void write_back_range(const void* p, std::size_t n) { memory().write_back(p, n); }
-
 /// A logical address as an invocation argument or result (raw pointers are
 /// rejected there because they usually mean core-private memory; these do not).
 struct address {
@@ -86,11 +83,10 @@ inline bool home_deallocate(region_kind k, address a) { return taco::core_local<
 inline std::size_t home_largest_free(region_kind k) { return taco::core_local<home_allocators>().of(k).largest_free(); }
 inline std::size_t home_bytes_in_use(region_kind k) { return taco::core_local<home_allocators>().of(k).bytes_in_use(); }
 
-/// Run f(args...) on the home core: directly there, by a sync call elsewhere.
+/// Run f(args...) on the home core (directly there, by a sync call elsewhere).
 template <class F, class... A>
-std::invoke_result_t<F, A...> at_home(F f, A... args) {
-    if (taco::this_core() == home_core) return f(args...);
-    return taco::sync(home_core, f, args...);
+auto at_home(F f, A... args) {
+    return taco::detail::call_on(home_core, f, args...);
 }
 
 /// Shared modes map to the region the platform backs them with (POSIX
@@ -157,7 +153,7 @@ inline std::size_t bytes_in_use(memory_mode mode) { return detail::at_home(&deta
 /// Make this core's view of [p, p+n) match memory / memory match this
 /// core's view. What consistency controllers do; use directly only for
 /// memory outside shared objects.
-inline void invalidate(const void* p, std::size_t n) { detail::invalidate_range(p, n); }
-inline void write_back(const void* p, std::size_t n) { detail::write_back_range(p, n); }
+inline void invalidate(const void* p, std::size_t n) { detail::memory().invalidate(p, n); }
+inline void write_back(const void* p, std::size_t n) { detail::memory().write_back(p, n); }
 
 } // namespace mesh

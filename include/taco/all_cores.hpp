@@ -38,13 +38,6 @@ inline group<core_member> publish_all_cores(group<core_member> g) {
     return c.all;
 }
 
-/// Run f(args...) on core 0: directly there, by a sync call elsewhere.
-template <class R, class... A>
-R at_core0(R (*f)(A...), A... args) {
-    if (this_core() == 0) return f(args...);
-    return sync(core_id(0), f, args...);
-}
-
 } // namespace detail
 
 /// Fan-out of the all-cores tree: depth 3 at 48 cores, 5 at 1024 (see
@@ -55,7 +48,7 @@ inline constexpr std::uint32_t all_cores_fanout = 4;
 inline group<core_member> all_cores() {
     auto& mine = core_local<detail::all_cores_cache>();
     if (mine.all) [[likely]] return mine.all;
-    group<core_member> g = detail::at_core0(&detail::published_all_cores);
+    group<core_member> g = detail::call_on(0, &detail::published_all_cores);
     if (!g) {
         const core_id n = core_count();
         std::vector<future<global_ptr<core_member>>> f(n);
@@ -63,7 +56,7 @@ inline group<core_member> all_cores() {
         std::vector<global_ptr<core_member>> members(n);
         for (core_id k = 0; k < n; ++k) members[k] = f[k].get();
         const auto built = make_group(members, topology::kary(all_cores_fanout));
-        g = detail::at_core0(&detail::publish_all_cores, built);
+        g = detail::call_on(0, &detail::publish_all_cores, built);
         if (!(g.root == built.root)) destroy_group(built);
     }
     mine.all = g;

@@ -234,6 +234,15 @@ template <class Target, class F, class... Rest>
     });
 }
 
+namespace detail {
+/// f(args...) on `core`: a direct call when that is this core, a sync call
+/// otherwise. For libraries' per-core services (MESH's allocator on its home
+/// core, the published all-cores group), where skipping the message matters
+/// and no ordering with earlier invocations does.
+template <class F, class... A>
+std::invoke_result_t<F, A...> call_on(core_id core, F f, A... args);
+} // namespace detail
+
 /// Run the call and wait for its result while this core keeps serving
 /// invocations; rethrows a remote exception as taco::remote_error. (Not
 /// [[nodiscard]]: a sync whose value is dropped still waited, as asked.)
@@ -242,6 +251,12 @@ auto sync(Target target, F&& fn, Rest&&... rest) {
     static_assert(!(detail::is_bound_form<F> && detail::modifiers<Rest...>::completions != 0),
                   "taco::sync returns the result itself; it takes options, not a completion");
     return call(target, std::forward<F>(fn), std::forward<Rest>(rest)...).get();
+}
+
+template <class F, class... A>
+std::invoke_result_t<F, A...> detail::call_on(core_id core, F f, A... args) {
+    if (core == this_core()) return f(args...);
+    return sync(core, f, args...);
 }
 
 } // namespace taco

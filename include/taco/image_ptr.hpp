@@ -95,7 +95,6 @@ public:
         std::memcpy(&m, &r, sizeof m);
         return m;
     }
-    std::intptr_t offset() const noexcept { return std::intptr_t(repr_.ptr); }
 
 private:
     detail::member_fn_repr repr_{0, 0};

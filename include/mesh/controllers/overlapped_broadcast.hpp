@@ -11,6 +11,8 @@
 // refreshes again: the write in progress is announced through the object's
 // writes_pending count, which the writer drops only after its write-back.
 #include <cstdint>
+#include <memory>
+#include <utility>
 
 #include <mesh/controller.hpp>
 #include <taco/future.hpp>
@@ -44,9 +46,7 @@ struct overlapped_broadcast {
     static void release_write(controlled_object& o, state& s, bool modified) {
         if (modified) o.publish();
         o.end_pending_write();
-        taco::future<void>* b = s.broadcast;
-        s.broadcast = nullptr;
-        struct free_after { taco::future<void>* f; ~free_after() { delete f; } } owner{b};
+        const std::unique_ptr<taco::future<void>> b(std::exchange(s.broadcast, nullptr));
         b->get(); // usually done already: it started at acquire
     }
 };

@@ -25,8 +25,11 @@ inline constexpr std::size_t message_align = 8;
 ///   (at least taco::message_bytes, aligned to taco::message_align), or
 ///   nullptr when that channel is full (the caller keeps the message and
 ///   retries later: it is never dropped). `publish(d, length)` hands the
-///   first `length` bytes of the slot over. Messages from one source to one
-///   destination arrive in publish order.
+///   first `length` bytes of that slot over; it always follows the
+///   try_acquire(d) that returned the slot, with no other try_acquire in
+///   between (the runtime only writes the message there), so an endpoint
+///   may keep the acquired slot instead of looking it up again. Messages
+///   from one source to one destination arrive in publish order.
 /// - `poll(h)` runs `h(bytes)` on received messages, in order per source, and
 ///   returns how many it ran; `h` may itself send and poll (nested waiting),
 ///   so the platform must not keep the message's channel space busy while

@@ -1,5 +1,5 @@
 #pragma once
-// Slots of futures with a timeout (taco::timeout, see timeout.hpp). A
+// Slots of futures with a timeout (taco::timeout; detail/timed_continuation.hpp). A
 // timed-out future may be gone when its late result arrives, so such
 // results address a slot {index, generation} on the caller's core rather
 // than the future: a result whose generation no longer matches is late and

@@ -99,7 +99,6 @@ public:
 
     /// Make `t` ready: it runs when the scheduler picks it. Never allocates.
     void make_ready(task& t) { ready_.push(t); }
-    std::size_t ready_tasks() const noexcept { return ready_.size(); }
     /// The task running on this core (nullptr: main, or an invocation run
     /// straight from the channel).
     task* current_task() const noexcept { return current_; }
