@@ -1,8 +1,15 @@
 // Misuse that can only be caught at run time gets a clear message.
 #include <catch2/catch.hpp>
 
+#include <sys/resource.h>
+
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <span>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "test_support.hpp"
 
@@ -17,10 +24,86 @@ TEST_CASE("a global_ptr dereferenced on a foreign core aborts with a clear messa
     REQUIRE(r.err.find("global_ptr to core 1 dereferenced on core 0") != std::string::npos);
 }
 
-TEST_CASE("invocations outside a running TACO program abort with a clear message", "[misuse]") {
-    auto r = test::run_in_child([] { taco::async(0, +[] {}); });
-    REQUIRE(r.aborted);
-    REQUIRE(r.err.find("start the program with taco::run") != std::string::npos);
+TEST_CASE("invocations outside a running TACO program throw a usage_error that says how to start one",
+          "[misuse]") {
+    REQUIRE_THROWS_AS(taco::async(0, +[] {}), taco::usage_error);
+    REQUIRE_THROWS_WITH(taco::async(0, +[] {}), Catch::Contains("start the program with taco::run"));
+}
+
+namespace {
+struct counter {
+    long n = 0;
+    long add(long d) { return n += d; }
+};
+long twice(long x) { return 2 * x; }
+} // namespace
+
+TEST_CASE("an invocation on a core the run does not have, or on a null global_ptr, throws before sending",
+          "[misuse]") {
+    std::string far, null_ptr, null_sync;
+    long after = 0;
+    taco::run(tacomesh::posix::config{.cores = 2}, [&] {
+        taco::future<long> f;
+        try {
+            taco::async(7, taco::m2f(&twice, 1L), f);
+        } catch (const taco::usage_error& e) {
+            far = e.what();
+        }
+        REQUIRE_FALSE(f.ready()); // not armed: its destructor does not wait
+        try {
+            taco::async(taco::global_ptr<counter>{}, taco::m2f(&counter::add, 1L), f);
+        } catch (const taco::usage_error& e) {
+            null_ptr = e.what();
+        }
+        try {
+            (void)taco::sync(taco::global_ptr<counter>{1, nullptr}, &counter::add, 1L);
+        } catch (const taco::usage_error& e) {
+            null_sync = e.what();
+        }
+        // The run goes on: the same future serves a correct invocation.
+        taco::async(1, taco::m2f(&twice, 21L), f);
+        after = f.get();
+    });
+    REQUIRE(far == "taco: an invocation on core 7, but this run has 2 cores (0..1)");
+    REQUIRE(null_ptr.find("null global_ptr") != std::string::npos);
+    REQUIRE(null_sync.find("null global_ptr") != std::string::npos);
+    REQUIRE(after == 42);
+}
+
+TEST_CASE("a future passed again while it still waits is refused, and its first result still arrives",
+          "[misuse]") {
+    std::string refused, refused_gather;
+    long first = 0;
+    taco::run(tacomesh::posix::config{.cores = 2}, [&] {
+        auto c = taco::new_on<counter>(1).get();
+        taco::future<long> f;
+        taco::async(c, taco::m2f(&counter::add, 5L), f);
+        try {
+            taco::async(c, taco::m2f(&counter::add, 100L), f); // f still pending
+        } catch (const taco::usage_error& e) {
+            refused = e.what();
+        }
+        first = f.get();
+        REQUIRE(taco::sync(c, &counter::add, 0L) == 5); // the refused one never ran
+
+
+        std::vector<taco::global_ptr<counter>> members{taco::new_on<counter>(0).get(), c};
+        auto g = taco::make_group(members);
+        std::vector<long> out(g.size);
+        taco::future<void> done;
+        taco::at_each(g, taco::m2f(&counter::add, 1L), done);
+        try {
+            taco::gather(g, taco::m2f(&counter::add, 0L), std::span<long>(out), done);
+        } catch (const taco::usage_error& e) {
+            refused_gather = e.what();
+        }
+        done.get();
+        taco::destroy_group(g);
+        for (auto m : members) taco::delete_on(m);
+    });
+    REQUIRE(refused.find("still waits for the result of an earlier invocation") != std::string::npos);
+    REQUIRE(refused_gather.find("still waits") != std::string::npos);
+    REQUIRE(first == 5);
 }
 
 TEST_CASE("bad configurations are rejected before any core starts", "[misuse]") {
@@ -28,6 +111,39 @@ TEST_CASE("bad configurations are rejected before any core starts", "[misuse]") 
     REQUIRE_THROWS_WITH(run_with({.cores = 0}), Catch::Contains("cores must be at least 1"));
     REQUIRE_THROWS_WITH(run_with({.cores = 2, .ring_slots = 3}), Catch::Contains("power of two"));
     REQUIRE_THROWS_WITH(run_with({.cores = 2, .ring_slots = 1}), Catch::Contains("power of two"));
+    // Sizes that used to wrap, or to run the machine out of memory, fail at
+    // once and say why.
+    REQUIRE_THROWS_WITH(run_with({.cores = taco::core_id(-1)}), Catch::Contains("a negative number?"));
+    REQUIRE_THROWS_WITH(run_with({.cores = 100000}), Catch::Contains("is more than 65536"));
+    REQUIRE_THROWS_WITH(run_with({.cores = 2, .ring_slots = 1u << 31}), Catch::Contains("from 2 to 65536"));
+    REQUIRE_THROWS_WITH(run_with({.cores = 2, .private_bytes = std::size_t(1) << 50}),
+                        Catch::Contains("config.private_bytes"));
+    REQUIRE_THROWS_WITH(run_with({.cores = 65536, .ring_slots = 65536}),
+                        Catch::Contains("would reserve") && Catch::Contains("65536^2 rings"));
+}
+
+TEST_CASE("a thread the system refuses fails the run with a message, not std::terminate", "[misuse]") {
+    if (test::scaled(1000) < 1000) return; // address-space limits and sanitizers' shadow memory do not mix
+    auto r = test::run_in_child([] {
+        // Room for the mappings below and a few thread stacks, not for 512.
+        rlimit as{};
+        ::getrlimit(RLIMIT_AS, &as);
+        as.rlim_cur = std::size_t(1) << 30;
+        ::setrlimit(RLIMIT_AS, &as);
+        try {
+            taco::run(tacomesh::posix::config{.cores = 512, .ring_slots = 2, .pin = false,
+                                              .non_cached_bytes = 1 << 20, .cached_bytes = 1 << 20,
+                                              .private_bytes = 1 << 16},
+                      [] {});
+        } catch (const std::runtime_error& e) {
+            std::fprintf(stderr, "%s\n", e.what());
+            std::_Exit(3);
+        }
+        std::_Exit(0);
+    });
+    REQUIRE_FALSE(r.aborted);
+    REQUIRE(r.err.find("cannot start the thread of core") != std::string::npos);
+    REQUIRE(r.err.find("of 512") != std::string::npos);
 }
 
 TEST_CASE("an exception from main on core 0 stops every core and reaches the caller", "[misuse]") {

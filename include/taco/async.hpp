@@ -21,6 +21,7 @@
 // Completions and options follow an m2f-bound call only, so that trailing
 // method arguments and a completion can never be confused.
 #include <concepts>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -30,6 +31,7 @@
 #include <taco/invocation_options.hpp>
 #include <taco/m2f.hpp>
 #include <taco/runtime/core.hpp>
+#include <taco/usage_error.hpp>
 #include <taco/detail/argument_check.hpp>
 #include <taco/detail/request.hpp>
 #include <taco/detail/task_request.hpp>
@@ -118,8 +120,32 @@ void apply_modifier(option_set& o, const X& x) {
     if constexpr (is_option_v<X>) apply_option(o, x);
 }
 
+/// Where an invocation goes must exist: always checked, before the future
+/// is armed or anything is sent. It costs a compare and a null test: the
+/// runtime pointer it loads is the one the send needs anyway.
+[[gnu::cold, noreturn]] inline void bad_destination(core_id dest, bool null_object) {
+    if (!tls_runtime)
+        throw usage_error("taco: an invocation outside taco::run (no core runs here); start the program with "
+                          "taco::run(config, main)");
+    if (null_object)
+        throw usage_error("taco: an invocation on a null global_ptr (default-constructed, or never assigned "
+                          "the result of new_on?)");
+    const core_id n = tls_runtime->core_count();
+    throw usage_error("taco: an invocation on core " + std::to_string(dest) + ", but this run has " +
+                      std::to_string(n) + " cores (0.." + std::to_string(n - 1) + ")");
+}
+template <class T>
+core& checked_runtime(core_id dest, T* object) {
+    core* rt = tls_runtime;
+    const bool null_object = !std::is_void_v<T> && object == nullptr;
+    if (!rt || dest >= rt->core_count() || null_object) [[unlikely]]
+        bad_destination(dest, null_object);
+    return *rt;
+}
+
 template <class T, class Call, class Mods, class... M>
 void invoke_checked(core_id dest, T* object, const Call& call, M&&... m) {
+    core& rt = checked_runtime(dest, object);
     using R = result_of<T, Call>;
     option_set o;
     (apply_modifier(o, m), ...);
@@ -127,7 +153,6 @@ void invoke_checked(core_id dest, T* object, const Call& call, M&&... m) {
     using Req = request<T, Call, std::remove_const_t<decltype(cont)>>;
     object_ref<T> target{};
     if constexpr (!std::is_void_v<T>) target.ptr = object;
-    auto& rt = runtime();
     if constexpr (Mods::as_task) rt.send<task_request<Req>>(dest, Req{target, call, cont}, o.spec);
     else rt.send<Req>(dest, target, call, cont);
     if constexpr (Mods::is_urgent) rt.signal_urgent(dest);

@@ -1,9 +1,12 @@
 #pragma once
 // Compile-time switches.
 
-/// Debug checks (global_ptr dereferenced on a foreign core, ...): on in
-/// builds without NDEBUG; define TACO_DEBUG_CHECKS=1 to keep them in an
-/// optimised build (our tests do), or =0 to drop them from a debug build.
+/// Debug checks (global_ptr dereferenced on a foreign core, a reader proxy
+/// used to write, ...): through CMake (the tacomesh::taco target) they are
+/// on in Debug and RelWithDebInfo builds and off in Release; without CMake,
+/// on unless NDEBUG is defined. Define TACO_DEBUG_CHECKS=1 or =0 to choose.
+/// The cheap checks (a null or out-of-range invocation target, a future
+/// armed twice, configuration limits) are always on: see taco::usage_error.
 #ifndef TACO_DEBUG_CHECKS
 #ifdef NDEBUG
 #define TACO_DEBUG_CHECKS 0

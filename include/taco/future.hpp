@@ -14,6 +14,7 @@
 #include <taco/detail/core_identity.hpp>
 #include <taco/runtime/core.hpp>
 #include <taco/task.hpp>
+#include <taco/usage_error.hpp>
 
 namespace taco {
 
@@ -104,7 +105,12 @@ public:
     }
 
     // --- used by continuations, on this future's core ---
-    core_id arm() noexcept {
+    core_id arm() {
+        // A result still on its way would land in the new invocation's
+        // future (or in a destroyed frame): refuse before anything is sent.
+        if (state_ == state::pending) [[unlikely]]
+            throw usage_error("taco: this future still waits for the result of an earlier invocation; wait for it "
+                              "(get/wait) before passing the future again, or use another future");
         state_ = state::pending;
         error_.reset();
         return this_core();

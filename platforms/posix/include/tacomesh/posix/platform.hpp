@@ -25,6 +25,10 @@
 #include <cstddef>
 #include <exception>
 #include <span>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -177,11 +181,46 @@ struct platform {
     static constexpr std::size_t message_bytes = detail::slot::bytes;
     static constexpr std::size_t message_align = 8;
 
+    /// Limits checked before anything is mapped or started.
+    static constexpr core_id max_cores = 65536;
+    static constexpr std::uint32_t max_ring_slots = 65536;
+    /// Address space a run may reserve (mappings only cost memory where
+    /// touched, but the reservation itself must fit the 47-bit user space).
+    static constexpr std::size_t max_reserved_bytes = std::size_t(32) << 40;
+
+    /// Address space the configuration reserves: per-core records and the
+    /// rings of every (source, destination) pair, plus MESH's regions.
+    static std::size_t reserved_bytes(const config& c) noexcept {
+        const auto n = std::size_t(c.cores);
+        const std::size_t ring = detail::round_up(detail::ring::bytes_for(c.ring_slots), detail::cache_line);
+        return sizeof(detail::core_record) * n + n * n * ring + c.non_cached_bytes + c.cached_bytes +
+               c.private_bytes * n;
+    }
+
     static void validate(const config& c) {
+        using std::to_string;
         if (c.cores < 1) throw std::invalid_argument("tacomesh::posix: config.cores must be at least 1");
-        if (c.ring_slots < 2 || (c.ring_slots & (c.ring_slots - 1)) != 0)
-            throw std::invalid_argument("tacomesh::posix: config.ring_slots must be a power of two >= 2, got " +
-                                        std::to_string(c.ring_slots));
+        if (c.cores > max_cores)
+            throw std::invalid_argument("tacomesh::posix: config.cores = " + to_string(c.cores) + " is more than " +
+                                        to_string(max_cores) + (c.cores > (1u << 31) ? " (a negative number?)" : ""));
+        if (c.ring_slots < 2 || (c.ring_slots & (c.ring_slots - 1)) != 0 || c.ring_slots > max_ring_slots)
+            throw std::invalid_argument("tacomesh::posix: config.ring_slots must be a power of two from 2 to " +
+                                        to_string(max_ring_slots) + ", got " + to_string(c.ring_slots));
+        // Each term is bounded by now (cores and slots above, the region
+        // sizes by their own check), so the sum cannot wrap.
+        for (auto [name, bytes] : {std::pair{"non_cached_bytes", c.non_cached_bytes},
+                                   std::pair{"cached_bytes", c.cached_bytes},
+                                   std::pair{"private_bytes", c.private_bytes}})
+            if (bytes > max_reserved_bytes)
+                throw std::invalid_argument(std::string("tacomesh::posix: config.") + name + " = " + to_string(bytes) +
+                                            " is more than the " + to_string(max_reserved_bytes >> 40) +
+                                            " TiB a run may reserve");
+        if (const std::size_t need = reserved_bytes(c); need > max_reserved_bytes)
+            throw std::invalid_argument(
+                "tacomesh::posix: this configuration would reserve " + to_string(need >> 30) + " GiB of address space (" +
+                to_string(c.cores) + " cores: " + to_string(c.cores) + "^2 rings of " + to_string(c.ring_slots) +
+                " slots, and " + to_string(c.private_bytes) + " private bytes per core), more than the " +
+                to_string(max_reserved_bytes >> 40) + " TiB limit; use fewer cores, fewer ring_slots or smaller regions");
     }
 
     /// Run entry(endpoint, arg) on every core and return when all have
@@ -223,14 +262,33 @@ struct platform {
 
 private:
     static void launch_threads(detail::shared_state& s, void (*entry)(endpoint&, void*), void* arg) {
+        // Every thread waits at a gate until all exist: if the system refuses
+        // one (thread limit, memory), the others have run nothing yet and
+        // leave, and the run fails with a message instead of terminating
+        // with live threads.
+        enum : int { wait, go, give_up };
+        std::atomic<int> gate{wait};
         auto core_main = [&](core_id id) {
+            gate.wait(wait, std::memory_order_acquire);
+            if (gate.load(std::memory_order_acquire) == give_up) return;
             pin(s, id);
             endpoint ep(s, id);
             entry(ep, arg);
         };
         std::vector<std::thread> threads;
         threads.reserve(s.cfg.cores - 1);
-        for (core_id id = 1; id < s.cfg.cores; ++id) threads.emplace_back(core_main, id);
+        try {
+            for (core_id id = 1; id < s.cfg.cores; ++id) threads.emplace_back(core_main, id);
+        } catch (const std::system_error& e) {
+            gate.store(give_up, std::memory_order_release);
+            gate.notify_all();
+            for (auto& t : threads) t.join();
+            throw std::runtime_error("tacomesh::posix: cannot start the thread of core " +
+                                     std::to_string(threads.size() + 1) + " of " + std::to_string(s.cfg.cores) +
+                                     " (" + e.what() + "); use fewer cores, or raise the limit (ulimit -u, memory)");
+        }
+        gate.store(go, std::memory_order_release);
+        gate.notify_all();
         std::exception_ptr error;
         try {
             core_main(0);
