@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <atomic>
 #include <memory>
 #include <random>
@@ -582,4 +583,40 @@ TEST_CASE("timers still pending when the program ends are freed, not run", "[tas
         taco::sync(1, +[] { return taco::detail::runtime().pending_timers(); }); // registered
     });
     REQUIRE(fired == 0); // and LeakSanitizer (ASan build) sees no leaked timer
+}
+
+namespace {
+// Not inlined, with a frame the optimiser cannot drop: each level takes ~1 KiB.
+[[gnu::noinline]] long deeper(long n) {
+    volatile char pad[1000];
+    pad[0] = char(n);
+    return n == 0 ? pad[0] : deeper(n + 1) + pad[0]; // never ends: runs into the guard page
+}
+} // namespace
+
+TEST_CASE("a coroutine stack overflow names the task, its core and its stack size before the process dies",
+          "[tasks][coroutine][errors]") {
+    if (test::scaled(1000) < 1000) return; // ASan and TSan report overflows themselves
+    auto r = test::run_in_child([] {
+        taco::coroutine_stack_size = 32 * 1024;
+        taco::run(tacomesh::posix::config{.cores = 2}, [] {
+            (void)taco::call(1, +[] { return taco::spawn_coroutine([] { return deeper(1); }).get(); }).get();
+        });
+    });
+    REQUIRE(r.err.find("taco: coroutine stack overflow") != std::string::npos);
+    REQUIRE(r.err.find("on core 1 used up its 32768-byte stack") != std::string::npos);
+}
+
+TEST_CASE("coroutine stacks are reused: coroutines one after another run on the same stack",
+          "[tasks][coroutine]") {
+    std::vector<std::uintptr_t> where;
+    taco::run(tacomesh::posix::config{.cores = 1}, [&] {
+        for (int i = 0; i < 4; ++i)
+            where.push_back(taco::spawn_coroutine([] {
+                                volatile char here = 0;
+                                return reinterpret_cast<std::uintptr_t>(&here);
+                            }).get());
+    });
+    // The pool hands back the stack the previous coroutine returned.
+    for (std::size_t i = 1; i < where.size(); ++i) REQUIRE(where[i] == where[0]);
 }

@@ -16,6 +16,7 @@
 
 #include <taco/activity.hpp>
 #include <taco/detail/context/execution_context.hpp>
+#include <taco/detail/context/overflow_report.hpp>
 #include <taco/future.hpp>
 #include <taco/runtime/core.hpp>
 #include <taco/stopped_error.hpp>
@@ -42,10 +43,29 @@ protected:
     /// Runs on the coroutine's stack; must not throw.
     virtual void body() = 0;
 
-    void start(std::size_t stack_size) { context_.start(stack_size, &main, this); }
+    void start(std::size_t stack_size) {
+        runtime().core_local<overflow_reports>();
+        context_.start(stack_size, &main, this);
+    }
 
 private:
     static void main(void* self) noexcept { static_cast<coroutine_base*>(self)->body(); }
+
+    // In the SIGSEGV handler: is `fault` the guard page of the coroutine
+    // running on this thread? Only reads (the runtime's current task and
+    // that coroutine's stack), as a signal handler may.
+    static bool overflowed(const void* fault, overflow_info& info) noexcept {
+        core* rt = tls_runtime;
+        task* t = rt ? rt->current_task() : nullptr;
+        if (!t || t->kind() != task_kind::coroutine) return false;
+        const auto& context = static_cast<coroutine_base*>(t)->context_;
+        if (!context.stack().sp || !pooled_stack::in_guard_page(context.stack(), fault)) return false;
+        info = {context.requested_size(), t, rt->id()};
+        return true;
+    }
+    struct overflow_reports : overflow_guard {
+        overflow_reports() : overflow_guard(&overflowed) {}
+    };
 
     execution_context context_;
 };

@@ -22,6 +22,7 @@ public:
     /// Prepare a stack on which main(arg) runs from the first resume().
     void start(std::size_t stack_size, void (*main)(void*) noexcept, void* arg) {
         auto stack = pooled_stack(stack_size);
+        requested_ = stack_size;
         stack_ = stack.allocate();
         // preallocated: the fiber's control block goes on the stack we chose,
         // and its exit hands the stack back to the pool.
@@ -51,14 +52,17 @@ public:
         reports_.entered();
     }
 
-    /// Top (highest address) and size of the stack, for the sanitizers.
-    void* stack_top() const noexcept { return stack_.sp; }
-    std::size_t stack_size() const noexcept { return stack_.size; }
+    /// The stack as mapped (its size counts the guard page), for the
+    /// sanitizers and the overflow report.
+    const boost::context::stack_context& stack() const noexcept { return stack_; }
+    /// The usable size asked for at start().
+    std::size_t requested_size() const noexcept { return requested_; }
 
 private:
     boost::context::fiber self_;    // the coroutine, while it is not running
     boost::context::fiber resumer_; // whoever resumed it, while it runs
     boost::context::stack_context stack_{};
+    std::size_t requested_ = 0;
     bool finished_ = false;
     switch_reports reports_;
 };

@@ -5,7 +5,7 @@
 // tests build both).
 //
 // Both offer: start(stack_size, main, arg), bool resume(), suspend(),
-// stack_top(), stack_size().
+// stack(), requested_size().
 #if defined(__x86_64__) && !defined(TACO_BOOST_CONTEXT)
 #include <taco/detail/context/inline_context.hpp>
 namespace taco::detail {

@@ -76,11 +76,12 @@ public:
     ~inline_context() {
         // Still set only if the coroutine never finished: its frames are
         // abandoned (nothing on it is destroyed), the memory is not.
-        if (stack_.sp) pooled_stack(stack_.size).deallocate(stack_);
+        if (stack_.sp) pooled_stack(requested_).deallocate(stack_);
     }
 
     /// Prepare a stack on which main(arg) runs from the first resume().
     void start(std::size_t stack_size, void (*main)(void*) noexcept, void* arg) {
+        requested_ = stack_size;
         stack_ = pooled_stack(stack_size).allocate();
         main_ = main;
         arg_ = arg;
@@ -100,7 +101,7 @@ public:
         switch_stack(&resumer_sp_, self_sp_);
         reports_.switched_back();
         if (!finished_) return false;
-        pooled_stack(stack_.size).deallocate(stack_);
+        pooled_stack(requested_).deallocate(stack_);
         stack_ = {};
         return true;
     }
@@ -111,9 +112,11 @@ public:
         reports_.entered();
     }
 
-    /// Top (highest address) and size of the stack, for the sanitizers.
-    void* stack_top() const noexcept { return stack_.sp; }
-    std::size_t stack_size() const noexcept { return stack_.size; }
+    /// The stack as mapped (its size counts the guard page), for the
+    /// sanitizers and the overflow report; null once released.
+    const boost::context::stack_context& stack() const noexcept { return stack_; }
+    /// The usable size asked for at start().
+    std::size_t requested_size() const noexcept { return requested_; }
 
 private:
     // Reached by the first switch with rdi = &resumer_sp_ (switch_stack's
@@ -133,6 +136,7 @@ private:
     void (*main_)(void*) noexcept = nullptr;
     void* arg_ = nullptr;
     boost::context::stack_context stack_{};
+    std::size_t requested_ = 0;
     bool finished_ = false;
     switch_reports reports_;
 };

@@ -8,6 +8,7 @@
 
 #include <boost/context/protected_fixedsize_stack.hpp>
 #include <boost/context/stack_context.hpp>
+#include <boost/context/stack_traits.hpp>
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -23,8 +24,8 @@ public:
     boost::context::stack_context allocate() {
         auto& free = pool();
         for (std::size_t i = free.size(); i-- > 0;) {
-            if (free[i].size == size_) {
-                const auto sc = free[i];
+            if (free[i].requested == size_) {
+                const auto sc = free[i].stack;
                 free[i] = free.back();
                 free.pop_back();
                 return sc;
@@ -42,15 +43,29 @@ public:
         ASAN_UNPOISON_MEMORY_REGION(static_cast<char*>(sc.sp) - sc.size, sc.size);
 #endif
         auto& free = pool();
-        if (free.size() < max_pooled) free.push_back(sc);
+        if (free.size() < max_pooled) free.push_back({size_, sc});
         else boost::context::protected_fixedsize_stack(sc.size).deallocate(sc);
+    }
+
+    /// The lowest page of a stack handed out here: inaccessible, so that an
+    /// overflow faults there (sc.size counts it).
+    static bool in_guard_page(const boost::context::stack_context& sc, const void* address) noexcept {
+        const auto* bottom = static_cast<const char*>(sc.sp) - sc.size;
+        const auto* a = static_cast<const char*>(address);
+        return a >= bottom && a < bottom + boost::context::stack_traits::page_size();
     }
 
 private:
     static constexpr std::size_t max_pooled = 256;
-    struct free_list : std::vector<boost::context::stack_context> {
+    // Keyed by the size asked for: the stack_context's size is larger (it
+    // counts the guard page and rounds up to pages).
+    struct entry {
+        std::size_t requested;
+        boost::context::stack_context stack;
+    };
+    struct free_list : std::vector<entry> {
         ~free_list() {
-            for (auto& sc : *this) boost::context::protected_fixedsize_stack(sc.size).deallocate(sc);
+            for (auto& e : *this) boost::context::protected_fixedsize_stack(e.stack.size).deallocate(e.stack);
         }
     };
     static free_list& pool() {
