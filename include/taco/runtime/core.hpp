@@ -265,7 +265,7 @@ inline core& runtime() {
 }
 
 inline core::core(core_id id, core_id count, policy scheduling)
-    : id_(id), count_(count), queued_(count), ready_(scheduling) {
+    : id_(id), count_(count), ready_(scheduling) {
     tls_runtime = this;
     tls_core = id;
     tls_core_count = count;

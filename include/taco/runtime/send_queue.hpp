@@ -3,12 +3,17 @@
 // "the send may fail when the channel is full: the caller ... queues
 // locally, never drops"). One FIFO of message bytes per destination, kept
 // in order so that messages from one source to one destination never
-// overtake each other. Memory is a byte vector per destination that is
-// reused once drained: a flood allocates only while the queue grows.
+// overtake each other. Only destinations with queued messages have a queue
+// (memory grows with the peers a core is backed up on, not with the core
+// count: a dense array was cores^2 bookkeeping over a run); a drained
+// queue's buffer is kept for the next one, so a flood allocates only while
+// a queue grows. None of this is on the send path while nothing is queued.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <taco/core_id.hpp>
@@ -18,17 +23,22 @@ namespace taco::detail {
 
 class send_queue {
 public:
-    explicit send_queue(core_id cores) : queues_(cores) {}
-
-    bool waiting(core_id dest) const noexcept { return !queues_[dest].empty(); }
+    bool waiting(core_id dest) const noexcept { return active_.contains(dest); }
     bool empty() const noexcept { return total_ == 0; }
     std::size_t size() const noexcept { return total_; }
     const std::vector<core_id>& destinations() const noexcept { return dests_; }
 
     /// Room for a message of `length` bytes at the back of dest's queue.
     std::byte* push(core_id dest, std::size_t length) {
-        auto& q = queues_[dest];
-        if (q.empty()) dests_.push_back(dest);
+        auto [it, fresh] = active_.try_emplace(dest);
+        auto& q = it->second;
+        if (fresh) {
+            dests_.push_back(dest);
+            if (!spare_.empty()) {
+                q.bytes = std::move(spare_.back());
+                spare_.pop_back();
+            }
+        }
         const std::size_t at = q.bytes.size();
         q.bytes.resize(at + header + round(length));
         const auto len = std::uint32_t(length);
@@ -41,7 +51,9 @@ public:
     /// returns false (the channel is full); true when none is left.
     template <class Put>
     bool drain(core_id dest, Put&& put) {
-        auto& q = queues_[dest];
+        const auto it = active_.find(dest);
+        if (it == active_.end()) return true;
+        auto& q = it->second;
         while (!q.empty()) {
             std::uint32_t len;
             std::memcpy(&len, q.bytes.data() + q.head, sizeof len);
@@ -49,8 +61,11 @@ public:
             q.head += header + round(len);
             --total_;
         }
-        q.bytes.clear(); // keeps the capacity for the next burst
-        q.head = 0;
+        if (spare_.size() < max_spare) {
+            q.bytes.clear(); // keeps the capacity for the next burst
+            spare_.push_back(std::move(q.bytes));
+        }
+        active_.erase(it);
         std::erase(dests_, dest);
         return true;
     }
@@ -60,14 +75,16 @@ private:
     // in place is aligned as it would be in a channel slot.
     static constexpr std::size_t header = message_align;
     static constexpr std::size_t round(std::size_t n) noexcept { return (n + message_align - 1) / message_align * message_align; }
+    static constexpr std::size_t max_spare = 8;
 
     struct fifo {
         std::vector<std::byte> bytes;
         std::size_t head = 0;
         bool empty() const noexcept { return head == bytes.size(); }
     };
-    std::vector<fifo> queues_;
-    std::vector<core_id> dests_; // destinations with queued messages
+    std::unordered_map<core_id, fifo> active_; // destinations with queued messages
+    std::vector<core_id> dests_;               // the same, in the order they filled (flush order)
+    std::vector<std::vector<std::byte>> spare_;
     std::size_t total_ = 0;
 };
 
