@@ -123,7 +123,7 @@ TEST_CASE("bad configurations are rejected before any core starts", "[misuse]") 
 }
 
 TEST_CASE("a thread the system refuses fails the run with a message, not std::terminate", "[misuse]") {
-    if (test::scaled(1000) < 1000) return; // address-space limits and sanitizers' shadow memory do not mix
+    if (test::sanitized) return; // address-space limits and sanitizers' shadow memory do not mix
     auto r = test::run_in_child([] {
         // Room for the mappings below and a few thread stacks, not for 512.
         rlimit as{};

@@ -8,9 +8,14 @@
 #include <cstdlib>
 #include <string>
 
+#include <taco/detail/context/sanitizer_reports.hpp>
 #include <tacomesh/posix.hpp>
 
 namespace test {
+
+/// Built with ASan or TSan: they own SIGSEGV and reserve terabytes of
+/// shadow address space, so tests of signals and address-space limits skip.
+inline constexpr bool sanitized = TACO_ASAN_FIBERS || TACO_TSAN_FIBERS;
 
 /// Sizes scale down under sanitizers (TACOMESH_TEST_SCALE, e.g. 0.05): the
 /// full sizes run in the normal build.

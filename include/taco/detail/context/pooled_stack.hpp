@@ -10,9 +10,7 @@
 #include <boost/context/stack_context.hpp>
 #include <boost/context/stack_traits.hpp>
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#endif
+#include <taco/detail/context/sanitizer_reports.hpp>
 
 namespace taco::detail {
 
@@ -34,7 +32,7 @@ public:
         return boost::context::protected_fixedsize_stack(size_).allocate();
     }
     void deallocate(boost::context::stack_context& sc) {
-#if defined(__SANITIZE_ADDRESS__)
+#if TACO_ASAN_FIBERS
         // The frames that switched away for good (the context's entry and,
         // with Boost, its fiber_entry) never ran their epilogues: their
         // redzones are still poisoned. Clean the shadow, or the next user

@@ -12,23 +12,41 @@
 // the -fsanitize option.
 #include <cstddef>
 
+// GCC says __SANITIZE_ADDRESS__ / __SANITIZE_THREAD__; clang says it
+// through __has_feature.
 #if defined(__SANITIZE_ADDRESS__)
 #define TACO_ASAN_FIBERS 1
-#include <sanitizer/common_interface_defs.h>
-#else
-#define TACO_ASAN_FIBERS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TACO_ASAN_FIBERS 1
 #endif
-
+#endif
 #if defined(__SANITIZE_THREAD__)
 #define TACO_TSAN_FIBERS 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TACO_TSAN_FIBERS 1
+#endif
+#endif
+#ifndef TACO_ASAN_FIBERS
+#define TACO_ASAN_FIBERS 0
+#endif
+#ifndef TACO_TSAN_FIBERS
+#define TACO_TSAN_FIBERS 0
+#endif
+
+#if TACO_ASAN_FIBERS
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+#if TACO_TSAN_FIBERS
 extern "C" {
 void* __tsan_get_current_fiber(void);
 void* __tsan_create_fiber(unsigned flags);
 void __tsan_destroy_fiber(void* fiber);
 void __tsan_switch_to_fiber(void* fiber, unsigned flags);
 }
-#else
-#define TACO_TSAN_FIBERS 0
 #endif
 
 namespace taco::detail {
