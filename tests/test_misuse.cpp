@@ -9,6 +9,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "test_support.hpp"
@@ -68,6 +69,32 @@ TEST_CASE("an invocation on a core the run does not have, or on a null global_pt
     REQUIRE(null_ptr.find("null global_ptr") != std::string::npos);
     REQUIRE(null_sync.find("null global_ptr") != std::string::npos);
     REQUIRE(after == 42);
+}
+
+TEST_CASE("a nested taco::run is refused with a usage_error, and the running program goes on", "[misuse]") {
+    std::string nested_main, nested_core1;
+    long after = 0;
+    taco::run(tacomesh::posix::config{.cores = 2}, [&] {
+        try {
+            taco::run(tacomesh::posix::config{.cores = 2}, [] {});
+        } catch (const taco::usage_error& e) {
+            nested_main = e.what();
+        }
+        nested_core1 = taco::call(1, +[] {
+                           try {
+                               taco::run(tacomesh::posix::config{.cores = 1}, [] {});
+                           } catch (const taco::usage_error& e) {
+                               return std::string_view(e.what()).starts_with("taco::run: called on core 1");
+                           }
+                           return false;
+                       }).get()
+                           ? "refused on core 1"
+                           : "";
+        after = taco::call(1, taco::m2f(&twice, 4L)).get();
+    });
+    REQUIRE(nested_main.find("taco::run: called on core 0 of a program that is already running") == 0);
+    REQUIRE(nested_core1 == "refused on core 1");
+    REQUIRE(after == 8);
 }
 
 TEST_CASE("a future passed again while it still waits is refused, and its first result still arrives",

@@ -3,12 +3,14 @@
 // configuration's type (config::platform), so nothing else in a program
 // names it: `taco::run(tacomesh::posix::config{.cores = 4}, main)`.
 #include <exception>
+#include <string>
 #include <type_traits>
 
 #include <taco/platform/platform.hpp>
 #include <taco/runtime/core.hpp>
 #include <taco/runtime/platform_core.hpp>
 #include <taco/schedulers/any.hpp>
+#include <taco/usage_error.hpp>
 
 namespace taco {
 
@@ -37,6 +39,10 @@ void run(const Config& config, Main&& main, const run_options& options = {}) {
     using P = typename Config::platform;
     static_assert(platform<P>, "taco::run: the configuration's platform does not satisfy taco::platform "
                                "(see taco/platform/platform.hpp)");
+    if (detail::tls_runtime)
+        throw usage_error("taco::run: called on core " + std::to_string(this_core()) +
+                          " of a program that is already running; one taco::run at a time: start the next "
+                          "after this one has returned, or use the running cores (taco::async, taco::call)");
     struct context {
         std::remove_reference_t<Main>* main;
         const run_options* options;
