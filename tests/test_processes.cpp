@@ -3,6 +3,8 @@
 // cached memory (a view per process over one canonical copy).
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,6 +32,7 @@ int crash_here() {
     return 0;
 }
 void exit_here() { ::_exit(3); }
+void exit_zero_here() { std::exit(0); }
 long square(long v) { return v * v; }
 
 struct counter {
@@ -97,6 +100,14 @@ TEST_CASE("process mode: a core that crashes is reported by the launcher, not a 
                                           taco::sync(1, &pid_here); // never answers
                                       }),
                             Catch::Contains("core 1") && Catch::Contains("exited with status 3"));
+    }
+    SECTION("a core that calls exit(0) is a failure too, not a normal end") {
+        REQUIRE_THROWS_WITH(taco::run(processes(2),
+                                      [] {
+                                          taco::async(1, &exit_zero_here);
+                                          taco::sync(1, &pid_here); // never answers
+                                      }),
+                            Catch::Contains("core 1") && Catch::Contains("exited with status 0 before the run ended"));
     }
     SECTION("the next run is unaffected") {
         long v = 0;

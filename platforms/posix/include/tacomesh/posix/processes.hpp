@@ -2,7 +2,8 @@
 // Process mode launcher: core 0 stays the calling thread; cores 1..n-1 are
 // forked after all shared mappings exist, so every address agrees (code,
 // channels, MESH's regions). A watcher thread in the launching process reaps
-// the core processes; when one dies (signal, non-zero exit) it records why
+// the core processes; when one dies (signal, any exit before its core's
+// entry returned: non-zero, or exit(0) called by user code) it records why
 // and wakes core 0, whose next wait throws core_failure, so the run unwinds
 // and taco::run reports the failure instead of hanging on a dead core.
 #include <sys/prctl.h>
@@ -31,6 +32,8 @@ inline std::string describe_exit(core_id id, pid_t pid, int status) {
     if (WIFSIGNALED(status))
         return who + " was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
                ::strsignal(WTERMSIG(status)) + "); the run was stopped";
+    if (WEXITSTATUS(status) == 0)
+        return who + " exited with status 0 before the run ended (exit() called on a core?); the run was stopped";
     return who + " exited with status " + std::to_string(WEXITSTATUS(status)) + "; the run was stopped";
 }
 
@@ -55,6 +58,9 @@ template <class Endpoint>
         status = 70;
     }
     std::fflush(nullptr);
+    // release: pairs with the watcher's acquire after waitpid (the process
+    // has ended by then, but the flag lives in the shared mapping).
+    if (status == 0) s.records[id].finished.store(1, std::memory_order_release);
     ::_exit(status);
 }
 
@@ -89,7 +95,11 @@ void launch_processes(shared_state& s, void (*entry)(Endpoint&, void*), void* ar
                 if (::waitpid(pids[id], &status, WNOHANG) != pids[id]) continue;
                 const pid_t pid = std::exchange(pids[id], 0);
                 --alive;
-                if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+                // Status 0 alone is not a normal end: user code on the core may
+                // have called exit(0) while others still wait for it.
+                if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+                    s.records[id].finished.load(std::memory_order_acquire) != 0)
+                    continue;
                 if (!s.failed.load(std::memory_order_relaxed)) {
                     s.failure = describe_exit(id, pid, status);
                     s.failed.store(true, std::memory_order_release);

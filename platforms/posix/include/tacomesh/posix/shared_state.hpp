@@ -87,6 +87,9 @@ struct alignas(cache_line) core_record {
     std::atomic<std::uint32_t> sleeping{0}; // futex word: 1 while the core sleeps or is about to
     std::atomic<std::uint64_t> sleeps{0};
     std::atomic<std::uint32_t> urgent{0}; // raised by senders of urgent invocations
+    // Process mode: set by a core process whose entry returned, just before
+    // it exits; an exit without it (exit(0) called by user code) is a failure.
+    std::atomic<std::uint32_t> finished{0};
 };
 
 /// Everything a run sets up before its cores start. In process mode each
