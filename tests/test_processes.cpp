@@ -109,6 +109,14 @@ TEST_CASE("process mode: a core that crashes is reported by the launcher, not a 
                                       }),
                             Catch::Contains("core 1") && Catch::Contains("exited with status 0 before the run ended"));
     }
+    SECTION("core 0 only polling (taco::poll) learns of the failure too") {
+        REQUIRE_THROWS_WITH(taco::run(processes(2),
+                                      [] {
+                                          taco::async(1, &crash_here);
+                                          for (;;) taco::poll(); // no future, no wait_until
+                                      }),
+                            Catch::Contains("core 1") && Catch::Contains("killed by signal 9"));
+    }
     SECTION("the next run is unaffected") {
         long v = 0;
         taco::run(processes(3), [&] { v = taco::sync(2, &square, 7L); });

@@ -16,8 +16,16 @@ inline const core_stats& stats() { return detail::runtime().stats(); }
 
 /// Run one round of this core's runtime (flush queued sends, run received
 /// invocations, one ready task); returns how much it moved. For loops that
-/// wait on something other than a future.
-inline std::size_t poll() { return detail::runtime().progress(); }
+/// wait on something other than a future. A round that moved nothing also
+/// pauses as a waiting core does: the CPU is yielded to other cores on it,
+/// and a platform failure (a core process that died) throws here instead of
+/// leaving the loop spinning forever.
+inline std::size_t poll() {
+    auto& rt = detail::runtime();
+    const std::size_t n = rt.progress();
+    if (n == 0) rt.pause();
+    return n;
+}
 
 /// Serve incoming invocations until pred() holds (throws taco::stopped_error
 /// if the program stops first).
