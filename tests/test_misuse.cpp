@@ -147,6 +147,8 @@ TEST_CASE("bad configurations are rejected before any core starts", "[misuse]") 
                         Catch::Contains("config.private_bytes"));
     REQUIRE_THROWS_WITH(run_with({.cores = 65536, .ring_slots = 65536}),
                         Catch::Contains("would reserve") && Catch::Contains("65536^2 rings"));
+    REQUIRE_THROWS_WITH(run_with({.cores = 2, .liveness_timeout = std::chrono::milliseconds(-1)}),
+                        Catch::Contains("liveness_timeout is negative"));
 }
 
 TEST_CASE("a thread the system refuses fails the run with a message, not std::terminate", "[misuse]") {

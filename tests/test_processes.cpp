@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstring>
@@ -33,6 +34,11 @@ int crash_here() {
 }
 void exit_here() { ::_exit(3); }
 void exit_zero_here() { std::exit(0); }
+void stop_here() { ::raise(SIGSTOP); }
+void spin_here() {
+    volatile bool forever = true; // a side effect each round: not a loop the compiler may assume ends
+    while (forever) {}
+}
 long square(long v) { return v * v; }
 
 struct counter {
@@ -117,6 +123,34 @@ TEST_CASE("process mode: a core that crashes is reported by the launcher, not a 
                                       }),
                             Catch::Contains("core 1") && Catch::Contains("killed by signal 9"));
     }
+    SECTION("a stopped core (SIGSTOP) is reported after the liveness timeout") {
+        auto c = processes(2);
+        c.liveness_timeout = std::chrono::milliseconds(300);
+        REQUIRE_THROWS_WITH(taco::run(c,
+                                      [] {
+                                          taco::async(1, &stop_here);
+                                          taco::sync(1, &pid_here);
+                                      }),
+                            Catch::Contains("core 1") && Catch::Contains("has been stopped by signal 19"));
+    }
+    SECTION("a core spinning in user code: reported with what waited for it") {
+        auto c = processes(3);
+        c.liveness_timeout = std::chrono::milliseconds(300);
+        REQUIRE_THROWS_WITH(taco::run(c,
+                                      [] {
+                                          taco::async(2, &spin_here);
+                                          taco::sync(2, &pid_here);
+                                      }),
+                            Catch::Contains("core 2") &&
+                                Catch::Contains("has taken none of its waiting messages for 0.") &&
+                                Catch::Contains("1 message from core 0"));
+    }
+    SECTION("a core spinning while the run ends: taco::run reports it instead of hanging at exit") {
+        auto c = processes(2);
+        c.liveness_timeout = std::chrono::milliseconds(300);
+        REQUIRE_THROWS_WITH(taco::run(c, [] { taco::async(1, &spin_here); }),
+                            Catch::Contains("core 1") && Catch::Contains("has taken none"));
+    }
     SECTION("the next run is unaffected") {
         long v = 0;
         taco::run(processes(3), [&] { v = taco::sync(2, &square, 7L); });
@@ -140,6 +174,37 @@ long peek_private(mesh::detail::address a) { return *mesh::private_instance(stat
 void poke_private(mesh::detail::address a, long v) { *mesh::private_instance(static_cast<long*>(a.p)) = v; }
 
 } // namespace
+
+TEST_CASE("liveness: on by default in process mode only; long work without messages waiting is no failure",
+          "[processes]") {
+    CHECK(processes(2).liveness() == std::chrono::seconds(10));
+    CHECK(config{.cores = 2}.liveness() == std::chrono::milliseconds(0));
+    auto c = processes(2);
+    c.liveness_timeout = std::chrono::milliseconds(100);
+    // Core 1 computes for 5 timeouts with nothing sent to it: nobody waits.
+    int v = 0;
+    taco::run(c, [&] {
+        auto f = taco::call(1, [] {
+            test::spin_for(500'000'000);
+            return 7;
+        });
+        v = f.get();
+    });
+    CHECK(v == 7);
+}
+
+TEST_CASE("liveness in thread mode: a thread that stopped answering ends the process with the report",
+          "[processes]") {
+    auto r = test::run_in_child([] {
+        taco::run(config{.cores = 2, .liveness_timeout = std::chrono::milliseconds(200)}, [] {
+            taco::async(1, &spin_here);
+            taco::sync(1, &pid_here);
+        });
+    });
+    CHECK(r.aborted);
+    CHECK_THAT(r.err, Catch::Contains("core 1 (a thread) has taken none of its waiting messages") &&
+                          Catch::Contains("aborting"));
+}
 
 TEST_CASE("process mode: cached memory is a private view per core over one canonical copy", "[processes][memory]") {
     taco::run(processes(3), [] {

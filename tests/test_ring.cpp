@@ -15,7 +15,7 @@ using tacomesh::posix::detail::arena;
 using tacomesh::posix::detail::ring;
 
 namespace {
-ring* make_ring(arena& a, std::uint32_t slots) { return ring::create(a.allocate(ring::bytes_for(slots)), slots); }
+ring* make_ring(arena& a, std::uint32_t slots) { return ring::create(a.allocate(ring::bytes_for(slots)), slots, 0); }
 
 std::uint64_t read_u64(const std::byte* p) {
     std::uint64_t v;

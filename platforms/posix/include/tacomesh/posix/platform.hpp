@@ -22,6 +22,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <cstddef>
 #include <exception>
 #include <span>
@@ -154,7 +156,7 @@ private:
     /// send there; a full ring stays full (nullptr).
     [[gnu::noinline]] std::byte* connect_or_fail(detail::ring::producer& o, core_id dest) {
         if (o.connected()) return nullptr;
-        auto* r = detail::ring::create(s_.memory.allocate(s_.ring_bytes), s_.cfg.ring_slots);
+        auto* r = detail::ring::create(s_.memory.allocate(s_.ring_bytes), s_.cfg.ring_slots, id_);
         ring_link(r, s_.records[dest].incoming);
         s_.rings->fetch_add(1, std::memory_order_relaxed);
         o = r->make_producer();
@@ -215,6 +217,8 @@ struct platform {
                 throw std::invalid_argument(std::string("tacomesh::posix: config.") + name + " = " + to_string(bytes) +
                                             " is more than the " + to_string(max_reserved_bytes >> 40) +
                                             " TiB a run may reserve");
+        if (c.liveness_timeout && c.liveness_timeout->count() < 0)
+            throw std::invalid_argument("tacomesh::posix: config.liveness_timeout is negative (zero turns the watch off)");
         if (const std::size_t need = reserved_bytes(c); need > max_reserved_bytes)
             throw std::invalid_argument(
                 "tacomesh::posix: this configuration would reserve " + to_string(need >> 30) + " GiB of address space (" +
@@ -261,6 +265,42 @@ struct platform {
     }
 
 private:
+    /// Thread mode's liveness watch (config.liveness_timeout, off unless set):
+    /// a thread that stopped answering cannot be unwound or killed alone, so
+    /// the report ends the process.
+    class thread_watch {
+    public:
+        explicit thread_watch(const detail::shared_state& s) {
+            if (s.cfg.liveness().count() > 0) thread_ = std::thread([this, &s] { watch(s); });
+        }
+        ~thread_watch() {
+            if (!thread_.joinable()) return;
+            {
+                std::lock_guard lock(m_);
+                done_ = true;
+            }
+            cv_.notify_one();
+            thread_.join();
+        }
+
+    private:
+        void watch(const detail::shared_state& s) {
+            detail::liveness_watch live(s, s.cfg.liveness());
+            std::unique_lock lock(m_);
+            while (!cv_.wait_for(lock, live.period(), [this] { return done_; })) {
+                for (core_id id = 0; id < s.cfg.cores; ++id)
+                    if (s.records[id].finished.load(std::memory_order_acquire)) live.retire(id);
+                if (auto v = live.check(detail::liveness_watch::clock::now()))
+                    detail::abort_with("tacomesh::posix: core " + std::to_string(v->core) + " (a thread) " + v->cause +
+                                       "; a thread cannot be unwound from outside: aborting");
+            }
+        }
+        std::mutex m_;
+        std::condition_variable cv_;
+        bool done_ = false;
+        std::thread thread_;
+    };
+
     static void launch_threads(detail::shared_state& s, void (*entry)(endpoint&, void*), void* arg) {
         // Every thread waits at a gate until all exist: if the system refuses
         // one (thread limit, memory), the others have run nothing yet and
@@ -274,6 +314,7 @@ private:
             pin(s, id);
             endpoint ep(s, id);
             entry(ep, arg);
+            s.records[id].finished.store(1, std::memory_order_release);
         };
         std::vector<std::thread> threads;
         threads.reserve(s.cfg.cores - 1);
@@ -289,6 +330,7 @@ private:
         }
         gate.store(go, std::memory_order_release);
         gate.notify_all();
+        thread_watch watch(s);
         std::exception_ptr error;
         try {
             core_main(0);

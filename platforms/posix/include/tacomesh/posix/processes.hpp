@@ -5,7 +5,10 @@
 // the core processes; when one dies (signal, any exit before its core's
 // entry returned: non-zero, or exit(0) called by user code) it records why
 // and wakes core 0, whose next wait throws core_failure, so the run unwinds
-// and taco::run reports the failure instead of hanging on a dead core.
+// and taco::run reports the failure instead of hanging on a dead core. The
+// same watcher runs the liveness watch (liveness.hpp): a core stopped, or
+// keeping its messages waiting, for config.liveness() is killed and reported
+// the same way.
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +26,7 @@
 #include <vector>
 
 #include <tacomesh/posix/futex.hpp>
+#include <tacomesh/posix/liveness.hpp>
 #include <tacomesh/posix/shared_state.hpp>
 
 namespace tacomesh::posix::detail {
@@ -87,28 +91,53 @@ void launch_processes(shared_state& s, void (*entry)(Endpoint&, void*), void* ar
     // time); 1 ms between rounds costs nothing measurable on core 0.
     std::atomic<bool> core0_done{false};
     std::thread watcher([&] {
+        const auto timeout = s.cfg.liveness();
+        liveness_watch live(s, timeout);
+        auto next_check = liveness_watch::clock::now();
+        auto fail = [&](std::string why) {
+            if (s.failed.load(std::memory_order_relaxed)) return;
+            s.failure = std::move(why);
+            s.failed.store(true, std::memory_order_release);
+            // The other cores may wait forever for the failed one.
+            for (core_id k = 1; k < n; ++k)
+                if (pids[k] != 0) ::kill(pids[k], SIGKILL);
+            // Wake core 0 if it sleeps, as a sender would.
+            auto& rec = s.records[0];
+            if (rec.sleeping.exchange(0) == 1) futex_wake(rec.sleeping, true);
+        };
         std::size_t alive = n - 1;
         while (alive > 0) {
             for (core_id id = 1; id < n; ++id) {
                 if (pids[id] == 0) continue;
                 int status = 0;
-                if (::waitpid(pids[id], &status, WNOHANG) != pids[id]) continue;
+                if (::waitpid(pids[id], &status, WNOHANG | WUNTRACED | WCONTINUED) != pids[id]) continue;
+                if (WIFSTOPPED(status)) {
+                    live.stopped(id, WSTOPSIG(status), liveness_watch::clock::now());
+                    continue;
+                }
+                if (WIFCONTINUED(status)) {
+                    live.continued(id);
+                    continue;
+                }
                 const pid_t pid = std::exchange(pids[id], 0);
                 --alive;
+                live.retire(id);
                 // Status 0 alone is not a normal end: user code on the core may
                 // have called exit(0) while others still wait for it.
                 if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
                     s.records[id].finished.load(std::memory_order_acquire) != 0)
                     continue;
-                if (!s.failed.load(std::memory_order_relaxed)) {
-                    s.failure = describe_exit(id, pid, status);
-                    s.failed.store(true, std::memory_order_release);
-                    // The other cores may wait forever for the dead one.
-                    for (core_id k = 1; k < n; ++k)
-                        if (pids[k] != 0) ::kill(pids[k], SIGKILL);
-                    // Wake core 0 if it sleeps, as a sender would.
-                    auto& rec = s.records[0];
-                    if (rec.sleeping.exchange(0) == 1) futex_wake(rec.sleeping, true);
+                fail(describe_exit(id, pid, status));
+            }
+            if (core0_done.load(std::memory_order_relaxed)) live.retire(0);
+            if (const auto now = liveness_watch::clock::now(); timeout.count() > 0 && now >= next_check) {
+                next_check = now + live.period();
+                if (auto v = live.check(now); v && !s.failed.load(std::memory_order_relaxed)) {
+                    if (v->core == 0) abort_with("tacomesh::posix: core 0 (the launching process) " + v->cause +
+                                                 "; core 0 runs the caller's thread, which cannot be unwound "
+                                                 "from outside: aborting");
+                    fail("tacomesh::posix: core " + std::to_string(v->core) + " (process " +
+                         std::to_string(pids[v->core]) + ") " + v->cause + "; the run was stopped");
                 }
             }
             if (alive > 0)

@@ -50,16 +50,19 @@ struct alignas(cache_line) ring {
     // Consumer side only: the producer keeps its tail, and its own copy of
     // the slot address and mask (see producer below), so it never reads this
     // line, which the consumer writes on every message (no false sharing).
-    std::uint64_t head = 0;
+    // Atomic (relaxed: a plain mov) only because the launcher's liveness
+    // watch reads it to see whether the consumer still takes messages.
+    std::atomic<std::uint64_t> head = 0;
     ring* next = nullptr;          // next incoming ring of the same destination
     std::uint64_t mask;
+    taco::core_id source;          // the producer's core (for failure reports)
     slot slots[1];                 // really `capacity` slots, allocated in place
 
     static std::size_t bytes_for(std::uint32_t capacity) noexcept {
         return offsetof(ring, slots) + sizeof(slot) * capacity;
     }
-    static ring* create(void* memory, std::uint32_t capacity) noexcept {
-        auto* r = ::new (memory) ring{0, nullptr, capacity - 1u, {}};
+    static ring* create(void* memory, std::uint32_t capacity, taco::core_id source) noexcept {
+        auto* r = ::new (memory) ring{0, nullptr, capacity - 1u, source, {}};
         for (std::uint32_t i = 0; i < capacity; ++i)
             ::new (&r->slots[i].seq) std::atomic<std::uint32_t>(i);
         return r;
@@ -101,7 +104,7 @@ struct alignas(cache_line) ring {
     std::size_t consume(Handler&& handle, std::size_t budget) {
         std::size_t n = 0;
         while (n < budget) {
-            const std::uint64_t h = head;
+            const std::uint64_t h = head.load(std::memory_order_relaxed);
             slot& s = slots[h & mask];
             const std::uint32_t published = std::uint32_t(h + 1);
             if (s.seq.load(std::memory_order_acquire) != published) break;
@@ -111,7 +114,7 @@ struct alignas(cache_line) ring {
             std::memcpy(copy, s.message, first_line_bytes);
             if (s.length > first_line_bytes) [[unlikely]]
                 std::memcpy(copy + first_line_bytes, s.message + first_line_bytes, s.length - first_line_bytes);
-            head = h + 1;
+            head.store(h + 1, std::memory_order_relaxed);
             // release: our reads of the message happen before the producer reuses the slot.
             s.seq.store(published + std::uint32_t(mask), std::memory_order_release); // h + capacity
             handle(copy);
@@ -119,8 +122,17 @@ struct alignas(cache_line) ring {
         }
         return n;
     }
-    bool has_message() const noexcept {
-        return slots[head & mask].seq.load(std::memory_order_acquire) == std::uint32_t(head + 1);
+    bool has_message() const noexcept { return waiting_at(head.load(std::memory_order_relaxed)); }
+    /// Whether the message at position h is published (consumer, or a watcher that read head).
+    bool waiting_at(std::uint64_t h) const noexcept {
+        return slots[h & mask].seq.load(std::memory_order_acquire) == std::uint32_t(h + 1);
+    }
+    /// Messages published and not taken, as a watcher sees them (a snapshot).
+    std::uint64_t waiting() const noexcept {
+        const std::uint64_t h = head.load(std::memory_order_relaxed);
+        std::uint64_t n = 0;
+        while (n <= mask && waiting_at(h + n)) ++n;
+        return n;
     }
 };
 

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -75,6 +76,20 @@ struct config {
     std::size_t non_cached_bytes = std::size_t(256) << 20;
     std::size_t cached_bytes = std::size_t(1) << 30;
     std::size_t private_bytes = std::size_t(16) << 20;
+    /// A core that keeps messages waiting this long without taking any, or
+    /// stays stopped (SIGSTOP, a debugger) this long, has failed: the run
+    /// ends with a core_failure naming it and what waited for it. Unset: 10 s
+    /// in process mode, off in thread mode (where a thread that stopped
+    /// answering cannot be unwound: the process aborts with the report).
+    /// Zero: off.
+    std::optional<std::chrono::milliseconds> liveness_timeout{};
+
+    static constexpr std::chrono::milliseconds default_process_liveness{10'000};
+    /// The timeout in force for this configuration (zero: no watch).
+    std::chrono::milliseconds liveness() const noexcept {
+        if (liveness_timeout) return *liveness_timeout;
+        return mode == execution_mode::processes ? default_process_liveness : std::chrono::milliseconds(0);
+    }
 };
 
 namespace detail {
@@ -87,8 +102,9 @@ struct alignas(cache_line) core_record {
     std::atomic<std::uint32_t> sleeping{0}; // futex word: 1 while the core sleeps or is about to
     std::atomic<std::uint64_t> sleeps{0};
     std::atomic<std::uint32_t> urgent{0}; // raised by senders of urgent invocations
-    // Process mode: set by a core process whose entry returned, just before
-    // it exits; an exit without it (exit(0) called by user code) is a failure.
+    // Set when the core's entry returned. Process mode: just before the
+    // process exits; an exit without it (exit(0) called by user code) is a
+    // failure. Both modes: the liveness watch no longer watches the core.
     std::atomic<std::uint32_t> finished{0};
 };
 
