@@ -175,7 +175,7 @@ void poke_private(mesh::detail::address a, long v) { *mesh::private_instance(sta
 
 } // namespace
 
-TEST_CASE("liveness: on by default in process mode only; long work without messages waiting is no failure",
+TEST_CASE("liveness is on by default in process mode only and ignores long work with nothing waiting",
           "[processes]") {
     CHECK(processes(2).liveness() == std::chrono::seconds(10));
     CHECK(config{.cores = 2}.liveness() == std::chrono::milliseconds(0));

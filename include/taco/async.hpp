@@ -30,6 +30,7 @@
 #include <taco/global_ptr.hpp>
 #include <taco/invocation_options.hpp>
 #include <taco/m2f.hpp>
+#include <taco/runtime/bulk.hpp>
 #include <taco/runtime/core.hpp>
 #include <taco/usage_error.hpp>
 #include <taco/detail/argument_check.hpp>
@@ -89,7 +90,7 @@ auto make_continuation(const option_set& o, M&&... m) {
         if constexpr (is_future_v<C>) {
             static_assert(std::is_same_v<typename C::value_type, R>,
                           "taco: the future's value type differs from the method's result type");
-            if constexpr (!std::is_void_v<R>) check_invocation_argument<R>();
+            if constexpr (!std::is_void_v<R>) check_invocation_result<R>();
             if constexpr (Mods::has_timeout) return arm_with_timeout(c, o.limit);
             else return future_continuation<R>{c.arm(), &c};
         } else {
@@ -105,7 +106,7 @@ auto make_continuation(const option_set& o, M&&... m) {
                               "taco::then: the continuation cannot be called with its bound arguments "
                               "(the method returns void, so no result is appended)");
             } else {
-                check_invocation_argument<R>();
+                check_invocation_result<R>();
                 static_assert(decltype(c.call.with_last(std::declval<R>()))::template applies_to<Object>,
                               "taco::then: the continuation cannot be called with (bound arguments..., result); "
                               "check its parameters against the method's result type");
@@ -150,11 +151,18 @@ void invoke_checked(core_id dest, T* object, const Call& call, M&&... m) {
     option_set o;
     (apply_modifier(o, m), ...);
     const auto cont = make_continuation<R, Mods>(o, std::forward<M>(m)...);
-    using Req = request<T, Call, std::remove_const_t<decltype(cont)>>;
+    using Cont = std::remove_const_t<decltype(cont)>;
+    using Req = request<T, Call, Cont>;
     object_ref<T> target{};
     if constexpr (!std::is_void_v<T>) target.ptr = object;
-    if constexpr (Mods::as_task) rt.send<task_request<Req>>(dest, Req{target, call, cont}, o.spec);
-    else rt.send<Req>(dest, target, call, cont);
+    if constexpr (carries_v<Call>) {
+        if constexpr (Mods::as_task) send_carried(rt, dest, target, call, cont, run_as_task{o.spec});
+        else send_carried(rt, dest, target, call, cont, run_straight{});
+    } else if constexpr (Mods::as_task) {
+        rt.send<task_request<Req>>(dest, Req{target, call, cont}, o.spec);
+    } else {
+        rt.send<Req>(dest, target, call, cont);
+    }
     if constexpr (Mods::is_urgent) rt.signal_urgent(dest);
 }
 

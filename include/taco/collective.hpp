@@ -54,6 +54,10 @@ void start_at_root(global_ptr<group_node<T>> root, Step step, A&&... args) {
 
 template <class T, class Call>
 constexpr void check_group_call() {
+    static_assert(!carries_v<Call>,
+                  "taco collective: strings, vectors and views are carried to single targets (a global_ptr "
+                  "or a core id), not down a group's tree: put the data in a MESH shared object and pass "
+                  "its sharing_ptr, which every member can read");
     static_assert(Call::template applies_to<T>,
                   "taco collective: the bound method cannot be called on the group's member type with these arguments");
 }
@@ -128,7 +132,7 @@ template <class T, class F, class... A, class Comb, class... M>
     detail::check_group_call<T, Call>();
     using R = detail::result_of<T, Call>;
     static_assert(!std::is_void_v<R>, "taco::reduce: the method returns void; use at_each with a completion");
-    detail::check_invocation_argument<R>();
+    detail::check_invocation_result<R>();
     detail::check_combiner<Comb, R>();
     if (!g) throw std::invalid_argument("taco::reduce: null group");
     if constexpr (Mods::completions == 0) {
@@ -150,7 +154,7 @@ template <class T, class F, class... A, class U, class C>
 void gather(group<T> g, const bound_call<F, A...>& call, detail::then_continuation<U, C> cont) {
     using Call = bound_call<F, A...>;
     detail::check_group_call<T, Call>();
-    detail::check_invocation_argument<detail::result_of<T, Call>>();
+    detail::check_invocation_result<detail::result_of<T, Call>>();
     if (!g) throw std::invalid_argument("taco::gather: null group");
     using sink = detail::ranked_sink<detail::then_continuation<U, C>>;
     detail::start_at_root(g.root, &detail::collective_ops<T>::template gather<Call, sink>, call, sink{cont});

@@ -19,6 +19,7 @@
 #include <taco/uncaught_error.hpp>
 #include <taco/runtime/core.hpp>
 #include <taco/detail/core_identity.hpp>
+#include <taco/detail/wire_call.hpp>
 #include <taco/detail/request.hpp>
 
 namespace taco {
@@ -72,6 +73,10 @@ struct future_continuation {
 /// uncaught-error handler of the core where they happened.
 template <class T, class Call>
 struct then_continuation {
+    static_assert(!carries_v<Call>,
+                  "taco::then: a continuation's bound arguments travel inside every message that passes it "
+                  "on: plain values only, not a std::string, std::vector or taco::view (bind a "
+                  "taco::global_ptr to where the data is, or send it in a further invocation)");
     static constexpr bool is_taco_continuation = true;
     core_id core;
     object_ref<T> target;

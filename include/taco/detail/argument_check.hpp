@@ -1,23 +1,89 @@
 #pragma once
 // What may travel inside an invocation message: values copied byte for byte
-// to another core, so trivially copyable, and never a raw object pointer (an
-// address that is only meaningful on the sender; in process mode and on the
-// SCC it points into another core's private memory). The texts are shared
-// by every entry point (m2f, async, results, then).
+// to another core, so trivially copyable, and never an address that is only
+// meaningful on the sender (in process mode and on the SCC it points into
+// another core's private memory): raw pointers, and the trivially copyable
+// references to the sender's memory, std::span and std::string_view. Strings,
+// vectors and taco::view are carried (carried.hpp). The texts are shared by
+// every entry point (m2f, async, results, then).
+#include <functional>
+#include <initializer_list>
+#include <span>
+#include <string_view>
 #include <type_traits>
+
+#include <taco/detail/carried.hpp>
 
 namespace taco::detail {
 
 template <class T>
+inline constexpr bool is_span_v = false;
+template <class T, std::size_t N>
+inline constexpr bool is_span_v<std::span<T, N>> = true;
+template <class T>
+inline constexpr bool is_string_view_v = false;
+template <class C, class Tr>
+inline constexpr bool is_string_view_v<std::basic_string_view<C, Tr>> = true;
+template <class T>
+inline constexpr bool is_reference_wrapper_v = false;
+template <class T>
+inline constexpr bool is_reference_wrapper_v<std::reference_wrapper<T>> = true;
+template <class T>
+inline constexpr bool is_initializer_list_v = false;
+template <class T>
+inline constexpr bool is_initializer_list_v<std::initializer_list<T>> = true;
+
+/// Arguments: plain values, or carried ranges of plain values. One
+/// static_assert fires per kind of mistake (no cascade).
+template <class T>
 constexpr void check_invocation_argument() {
-    static_assert(std::is_trivially_copyable_v<T>,
-                  "taco: an invocation argument (or result) is not trivially copyable. Invocations copy "
-                  "their arguments byte for byte into a fixed-size message to another core. Pass a "
-                  "taco::global_ptr to the object and invoke a method on it instead, or keep large or "
-                  "owning data (strings, vectors) in a MESH shared object and pass its sharing_ptr.");
-    static_assert(!(std::is_pointer_v<T> && !std::is_function_v<std::remove_pointer_t<T>>),
-                  "taco: an invocation argument (or result) is a raw pointer, which is only meaningful "
-                  "on the sending core. Pass a taco::global_ptr<T> (or a MESH sharing_ptr) instead.");
+    if constexpr (is_string_view_v<T> || is_span_v<T>) {
+        static_assert(!is_string_view_v<T> && !is_span_v<T>,
+                      "taco: a std::string_view or std::span argument holds the sender's address, which "
+                      "means nothing on another core. Pass a std::string or std::vector (copied to the "
+                      "receiver), or a taco::view<T> (copied; the receiver's view points into the message).");
+    } else if constexpr (is_reference_wrapper_v<T> || is_initializer_list_v<T>) {
+        static_assert(!is_reference_wrapper_v<T> && !is_initializer_list_v<T>,
+                      "taco: a std::reference_wrapper or std::initializer_list argument refers to the "
+                      "sender's memory. Pass the value itself, a std::vector or taco::view, or a "
+                      "taco::global_ptr to the object.");
+    } else if constexpr (is_carried_v<T>) {
+        using E = typename carried<T>::element;
+        static_assert(std::is_trivially_copyable_v<E> && !std::is_pointer_v<E> && !is_carried_v<E>,
+                      "taco: the elements of a carried std::vector / taco::view must be plain values "
+                      "(trivially copyable, no pointers, no nested strings or vectors): flatten nested "
+                      "data into one vector plus offsets, or keep it in a MESH shared object.");
+        static_assert(alignof(E) <= carried_align, "taco: carried elements aligned beyond alignof(std::max_align_t)");
+    } else {
+        static_assert(std::is_trivially_copyable_v<T>,
+                      "taco: an invocation argument is not trivially copyable (and not one of the types "
+                      "carried by value: std::string, std::vector<T>, taco::view<T>). Invocations copy "
+                      "their arguments byte for byte to another core. Pass a taco::global_ptr to the "
+                      "object and invoke a method on it instead, or keep large or owning data in a MESH "
+                      "shared object and pass its sharing_ptr.");
+        static_assert(!(std::is_pointer_v<T> && !std::is_function_v<std::remove_pointer_t<T>>),
+                      "taco: an invocation argument (or result) is a raw pointer, which is only meaningful "
+                      "on the sending core. Pass a taco::global_ptr<T> (or a MESH sharing_ptr) instead, "
+                      "or a taco::view<T> for a range of values.");
+    }
+}
+
+/// Results travel back in one message: plain values only (for now).
+template <class R>
+constexpr void check_invocation_result() {
+    if constexpr (is_carried_v<R> || is_string_view_v<R> || is_span_v<R>) {
+        static_assert(!is_carried_v<R> && !is_string_view_v<R> && !is_span_v<R>,
+                      "taco: a std::string, std::vector or view cannot be returned across cores (only "
+                      "passed as an argument): return a fixed-size value, or send the data on as an "
+                      "argument of a taco::then continuation or a further invocation.");
+    } else {
+        static_assert(std::is_trivially_copyable_v<R>,
+                      "taco: an invocation result is not trivially copyable. Results are copied byte for "
+                      "byte back to the caller's core: return a plain value or a taco::global_ptr.");
+        static_assert(!(std::is_pointer_v<R> && !std::is_function_v<std::remove_pointer_t<R>>),
+                      "taco: an invocation result is a raw pointer, which is only meaningful on the core "
+                      "that returns it. Return a taco::global_ptr<T> (taco::to_global(p)) instead.");
+    }
 }
 
 } // namespace taco::detail

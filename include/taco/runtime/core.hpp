@@ -16,7 +16,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include <taco/core_id.hpp>
 #include <taco/core_stats.hpp>
@@ -33,6 +35,12 @@
 
 namespace taco::detail {
 
+/// Whether a send that had to queue locally may make the sender serve
+/// invocations (back-pressure, see apply_backpressure). The pieces of one
+/// carried invocation (bulk.hpp) go unpaced, so that nothing the sender
+/// runs meanwhile can put a message of its own between them.
+enum class pacing : bool { unpaced, paced };
+
 class core : public memory_port {
 public:
     core(core_id id, core_id count, policy scheduling);
@@ -47,7 +55,7 @@ public:
     /// Send the message Msg{args...} to `dest`. Constructed in place in the
     /// channel when it has room and nothing older to `dest` waits locally;
     /// otherwise queued locally (in order) and flushed by progress().
-    template <class Msg, class... Args>
+    template <class Msg, pacing Pace = pacing::paced, class... Args>
     void send(core_id dest, Args&&... args) {
         check_message<Msg>();
         // Messages queued for dest go first (order per destination); try to
@@ -65,7 +73,19 @@ public:
         // whole: were the arguments passed by reference to the out-of-line
         // defer(), their addresses would escape and the fast path above
         // would have to build them in memory and copy them into the slot.
-        defer(dest, Msg{std::forward<Args>(args)...});
+        defer<Pace>(dest, Msg{std::forward<Args>(args)...});
+    }
+
+    /// Back-pressure owed by unpaced sends (a no-op below the soft limit).
+    void pace() {
+        if (queued_.size() > queued_soft_limit) [[unlikely]] apply_backpressure();
+    }
+
+    /// Carried bytes (bulk.hpp) received from `source` for the invocation it sends next.
+    std::vector<std::byte>& bulk_inbox(core_id source) { return bulk_in_[source]; }
+    std::vector<std::byte> take_bulk(core_id source) {
+        auto node = bulk_in_.extract(source);
+        return node ? std::move(node.mapped()) : std::vector<std::byte>{};
     }
 
     /// One round of work: flush locally queued sends, run received messages
@@ -173,11 +193,11 @@ protected:
     virtual bool take_urgent() = 0;
 
 private:
-    template <class Msg>
+    template <pacing Pace, class Msg>
     [[gnu::noinline]] void defer(core_id dest, const Msg& msg) {
         write_message<Msg>(queued_.push(dest, message_length<Msg>), msg);
         ++stats_.deferred;
-        apply_backpressure();
+        if constexpr (Pace == pacing::paced) apply_backpressure();
     }
     // Each out of line, so that progress() stays small (see there).
     [[gnu::noinline]] void apply_backpressure() {
@@ -249,6 +269,8 @@ private:
     bool stopped_ = false;
     std::exception_ptr platform_failure_;
     core_locals locals_;
+    // Sparse: only sources with a carried invocation half received.
+    std::unordered_map<core_id, std::vector<std::byte>> bulk_in_;
 };
 
 inline thread_local core* tls_runtime = nullptr;
