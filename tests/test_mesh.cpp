@@ -551,3 +551,29 @@ TEST_CASE("a writer alive on a core that is told to stop unwinds quietly", "[mes
     });
     SUCCEED("no terminate");
 }
+
+namespace {
+// Not trivially copyable (a destructor with an effect), but all its bytes
+// are its own: it opts in to being shared.
+struct counted {
+    long value = 0;
+    explicit counted(long v) : value(v) {}
+    ~counted() { ++destroyed; }
+    static inline int destroyed = 0;
+};
+long read_counted(mesh::sharing_ptr<counted> p) { return mesh::read(p)->value; }
+} // namespace
+template <>
+inline constexpr bool mesh::enable_sharing<counted> = true;
+
+TEST_CASE("a type that is not trivially copyable is shared only when it opts in", "[mesh]") {
+    static_assert(mesh::shareable<cell> && mesh::shareable<counted>);
+    static_assert(!mesh::shareable<std::vector<long>>);
+    counted::destroyed = 0;
+    taco::run(cores(2, execution_mode::threads), [] {
+        auto p = mesh::make_shared_object<counted, ctl::timestamp>(42L);
+        CHECK(taco::sync(1, &read_counted, p) == 42);
+        mesh::destroy_shared_object(p);
+    });
+    CHECK(counted::destroyed == 1);
+}

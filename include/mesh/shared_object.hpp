@@ -73,6 +73,13 @@ sharing_ptr<T> make_shared_object(Args&&... args) {
                   "SharingAware object (mesh/sharing_aware.hpp)");
     static_assert(alignof(T) <= detail::range_allocator::granule,
                   "mesh::make_shared_object: T is aligned beyond a cache line, which shared memory does not provide");
+    static_assert(shareable<T>,
+                  "mesh::make_shared_object: T is not trivially copyable, so it may own memory outside its "
+                  "own bytes (a std::vector or std::string member: its heap buffer is private to the core "
+                  "that allocated it, and other cores would read garbage). Keep the data in the object "
+                  "(fixed-size arrays), derive from mesh::sharing_aware<T> and list the memory it owns "
+                  "(allocated with mesh::allocate) in extra_ranges, or, if every byte it refers to is "
+                  "shared already, opt in: template <> inline constexpr bool mesh::enable_sharing<T> = true;");
     static_assert(!std::is_base_of_v<sharing_aware<T>, T> || has_extra_ranges<T>,
                   "mesh: a sharing_aware object must list its extra memory: add "
                   "`template <class Visit> void extra_ranges(Visit&& visit) const` calling visit(pointer, bytes)");

@@ -49,4 +49,16 @@ private:
 template <class T>
 concept has_extra_ranges = requires(const T& t, void (*visit)(const void*, std::size_t)) { t.extra_ranges(visit); };
 
+/// Specialise as true for a type that is not trivially copyable but whose
+/// every byte, and everything it points to, is shared memory already (a
+/// user-provided constructor or destructor, members that are sharing_ptrs).
+template <class T>
+inline constexpr bool enable_sharing = false;
+
+/// What may be a shared object: bytes that mean the same on every core.
+/// A trivially copyable type has nothing but its own bytes; a sharing_aware
+/// one lists what else it owns; anything else must opt in.
+template <class T>
+concept shareable = std::is_trivially_copyable_v<T> || std::is_base_of_v<sharing_aware<T>, T> || enable_sharing<T>;
+
 } // namespace mesh

@@ -1,0 +1,19 @@
+// A shared object with a std::vector member: the vector's buffer is private
+// to the core that allocated it, so other cores would read garbage.
+#include <array>
+#include <vector>
+#include <tacomesh/posix.hpp>
+struct histogram_fixed {
+    std::array<long, 16> bins{};
+};
+struct histogram_vector {
+    std::vector<long> bins;
+};
+void f() {
+#ifdef TACO_NEG_CONTROL
+    auto p = mesh::make_shared_object<histogram_fixed>();
+#else
+    auto p = mesh::make_shared_object<histogram_vector>();
+#endif
+    (void)p;
+}
