@@ -21,6 +21,7 @@
 #include <taco/image_ptr.hpp>
 #include <taco/invocation_options.hpp>
 #include <taco/m2f.hpp>
+#include <taco/message_limits.hpp>
 #include <taco/new_on.hpp>
 #include <taco/platform/platform.hpp>
 #include <taco/protothread.hpp>
@@ -33,4 +34,5 @@
 #include <taco/timer.hpp>
 #include <taco/topology.hpp>
 #include <taco/uncaught_error.hpp>
+#include <taco/view.hpp>
 #include <taco/when_all.hpp>

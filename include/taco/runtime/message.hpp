@@ -38,10 +38,12 @@ inline void dispatch(std::byte* m) {
 template <std::size_t Needed, std::size_t Capacity>
 constexpr bool fits_in_message() {
     static_assert(Needed <= Capacity,
-                  "taco: this invocation does not fit one message (see Needed/Capacity in the "
-                  "instantiation above: bytes of method pointer + arguments + continuation vs. "
-                  "taco::message_bytes). Invocations carry small values only: pass a "
-                  "taco::global_ptr to the data, or a MESH sharing_ptr for large data, instead.");
+                  "taco: this message does not fit (see Needed/Capacity in the instantiation above: "
+                  "handler + target + callable + arguments + completion + options vs. taco::message_bytes). "
+                  "The room for arguments, results and reduced values is in taco::limits "
+                  "(<taco/message_limits.hpp>, README \"Limits\"). Pass larger data as a std::vector, "
+                  "std::string or taco::view argument (carried in several messages), as a taco::global_ptr "
+                  "to it, or in a MESH shared object (sharing_ptr).");
     return true;
 }
 
