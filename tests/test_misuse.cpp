@@ -208,3 +208,52 @@ TEST_CASE("main returning while another core waits inside a handler stops the ru
     unwound = seen.load();
     REQUIRE(unwound);
 }
+
+namespace {
+struct holds_pointer {
+    const int* p; // trivially copyable, not a raw pointer type: only the debug check sees it
+};
+int read_through(holds_pointer h) { return h.p ? 1 : 0; }
+long add_to(taco::global_ptr<counter> c, long d) { return taco::sync(c, &counter::add, d); }
+int captured_in_coroutine() {
+    int local = 3;
+    return taco::sync(0, [&local] { return local; }); // from core 1's coroutine stack to core 0
+}
+} // namespace
+
+TEST_CASE("debug checks: an invocation to another core holding an address on the sender's stack is refused",
+          "[misuse]") {
+    static_assert(TACO_DEBUG_CHECKS, "the tests build with the debug checks on");
+    std::string by_reference, in_struct, in_coroutine;
+    long fine = 0;
+    taco::run(tacomesh::posix::config{.cores = 2}, [&] {
+        int local = 41;
+        try {
+            (void)taco::sync(1, [&local] { return local + 1; });
+        } catch (const taco::usage_error& e) {
+            by_reference = e.what();
+        }
+        try {
+            (void)taco::sync(1, &read_through, holds_pointer{&local});
+        } catch (const taco::usage_error& e) {
+            in_struct = e.what();
+        }
+        try {
+            (void)taco::sync(1, taco::m2f(&captured_in_coroutine), taco::as_coroutine{});
+        } catch (const taco::remote_error& e) {
+            in_coroutine = e.what();
+        }
+        // Legitimate: values, and a global_ptr to a local (it names this core).
+        counter c;
+        const auto gp = taco::to_global(&c);
+        fine += taco::sync(1, [local] { return long(local); });
+        fine += taco::sync(1, &add_to, gp, 1L);
+        fine += taco::sync(1, [gp] { return taco::sync(gp, &counter::add, 1L); });
+        // To this core itself nothing leaves the frame's core.
+        fine += taco::sync(0, [&local] { return long(local); });
+    });
+    CHECK_THAT(by_reference, Catch::Contains("holds an address on the sending core's stack"));
+    CHECK_THAT(in_struct, Catch::Contains("holds an address on the sending core's stack"));
+    CHECK_THAT(in_coroutine, Catch::Contains("address on the sending core"));
+    CHECK(fine == 41 + 1 + 2 + 41);
+}

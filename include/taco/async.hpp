@@ -25,6 +25,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <taco/config.hpp>
 #include <taco/continuation.hpp>
 #include <taco/future.hpp>
 #include <taco/global_ptr.hpp>
@@ -35,6 +36,7 @@
 #include <taco/usage_error.hpp>
 #include <taco/detail/argument_check.hpp>
 #include <taco/detail/request.hpp>
+#include <taco/detail/stack_address_check.hpp>
 #include <taco/detail/task_request.hpp>
 #include <taco/detail/timed_continuation.hpp>
 
@@ -147,6 +149,9 @@ core& checked_runtime(core_id dest, T* object) {
 template <class T, class Call, class Mods, class... M>
 void invoke_checked(core_id dest, T* object, const Call& call, M&&... m) {
     core& rt = checked_runtime(dest, object);
+#if TACO_DEBUG_CHECKS
+    if (dest != rt.id()) check_no_stack_address(call, rt.id());
+#endif
     using R = result_of<T, Call>;
     option_set o;
     (apply_modifier(o, m), ...);

@@ -11,6 +11,7 @@
 // The contexts report every switch to the sanitizers
 // (detail/context/sanitizer_reports.hpp).
 #include <cstddef>
+#include <span>
 #include <type_traits>
 #include <utility>
 
@@ -36,6 +37,12 @@ public:
     }
 
     void block() final { context_.suspend(); }
+
+    std::span<const std::byte> own_stack() const noexcept final {
+        const auto& sc = context_.stack();
+        if (!sc.sp) return {};
+        return {static_cast<const std::byte*>(sc.sp) - sc.size, sc.size}; // sp is the top: stacks grow down
+    }
 
 protected:
     explicit coroutine_base(schedule s) : task(task_kind::coroutine, s) {}

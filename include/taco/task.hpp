@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <cstddef>
+#include <span>
 #include <stdexcept>
 
 #include <boost/intrusive/list_hook.hpp>
@@ -47,6 +49,10 @@ public:
     /// it waits on). Only coroutines have a stack to keep while blocked;
     /// the others report the misuse clearly instead of deadlocking.
     virtual void block();
+
+    /// The stack the task runs on, if it has one of its own (coroutines):
+    /// debug checks look for addresses on it in outgoing messages.
+    virtual std::span<const std::byte> own_stack() const noexcept { return {}; }
 
     schedule sched;
 
