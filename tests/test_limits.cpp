@@ -18,7 +18,6 @@ struct bytes {
 struct object {
     void method();
 };
-void function();
 
 template <class T, class F, std::size_t N, class Cont>
 constexpr std::size_t length = detail::message_length<detail::request<T, bound_call<F, bytes<N>>, Cont>>;

@@ -613,8 +613,7 @@ TEST_CASE("coroutine stacks are reused: coroutines one after another run on the 
     taco::run(tacomesh::posix::config{.cores = 1}, [&] {
         for (int i = 0; i < 4; ++i)
             where.push_back(taco::spawn_coroutine([] {
-                                volatile char here = 0;
-                                return reinterpret_cast<std::uintptr_t>(&here);
+                                return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)); // on its stack
                             }).get());
     });
     // The pool hands back the stack the previous coroutine returned.
