@@ -174,5 +174,25 @@ else
     skip "count_task_instructions.sh" "no valgrind or instr_tasks not built"
 fi
 
+# Memory bounds: every benchmark present, figures positive, none failed.
+check_memory_json() {
+    python3 - "$1" <<'PY'
+import json, sys
+bench = json.load(open(sys.argv[1]))["benchmarks"]
+names = [b["name"] for b in bench]
+want = ["resident_per_core/tree/cores:64", "resident_per_core/tree/cores:256", "flood_peak/one_way", "flood_peak/both_ways"]
+missing = [w for w in want if not any(n.startswith(w) for n in names)]
+errors = [b["name"] for b in bench if b.get("error_occurred")]
+bad = [b["name"] for b in bench if not (b.get("kib_per_core", 1) > 0 and b.get("peak_mb", 1) >= 0)]
+if missing or errors or bad:
+    sys.exit(f"missing {missing}, errors {errors}, bad figures {bad}")
+PY
+}
+bench_memory() {
+    limit "$bin/bench_memory" --benchmark_format=json --benchmark_out="$tmp/memory.json" \
+        --benchmark_out_format=json >/dev/null && check_memory_json "$tmp/memory.json"
+}
+if [[ -x $bin/bench_memory ]]; then step "bench_memory" bench_memory; else skip "bench_memory" "not built"; fi
+
 echo "bench smoke: $passed passed, $failed failed, $skipped skipped"
 ((failed == 0))

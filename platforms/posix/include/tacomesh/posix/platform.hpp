@@ -45,17 +45,24 @@ namespace tacomesh::posix {
 class endpoint {
 public:
     endpoint(detail::shared_state& s, core_id id)
-        : s_(s), me_(s.records[id]), id_(id), sleep_(s.cfg.idle == idle_policy::sleep), out_(s.cfg.cores) {}
+        : s_(s), me_(s.records[id]), id_(id), sleep_(s.cfg.idle == idle_policy::sleep),
+          out_((s.cfg.cores + producer_page::size - 1) / producer_page::size, &unconnected_page) {}
+    ~endpoint() {
+        for (producer_page* p : out_)
+            if (p != &unconnected_page) delete p;
+    }
+    endpoint(const endpoint&) = delete;
+    endpoint& operator=(const endpoint&) = delete;
 
     core_id id() const noexcept { return id_; }
     core_id core_count() const noexcept { return s_.cfg.cores; }
 
     std::byte* try_acquire(core_id dest) {
-        detail::ring::producer& o = out_[dest];
-        std::byte* slot = o.try_acquire();
+        detail::ring::producer* o = &out_[dest / producer_page::size]->at[dest % producer_page::size];
+        std::byte* slot = o->try_acquire();
         // No slot: the ring is full, or not created yet (see unconnected_slot).
         if (!slot) [[unlikely]] slot = connect_or_fail(o, dest);
-        acquired_ = &o; // after the acquire, which would otherwise reload o's fields
+        acquired_ = o; // after the acquire, which would otherwise reload o's fields
         return slot;
     }
 
@@ -153,14 +160,18 @@ private:
     }
 
     /// The slow path of try_acquire: create the ring to `dest` on the first
-    /// send there; a full ring stays full (nullptr).
-    [[gnu::noinline]] std::byte* connect_or_fail(detail::ring::producer& o, core_id dest) {
-        if (o.connected()) return nullptr;
+    /// send there (and the page of producers it belongs to); a full ring
+    /// stays full (nullptr).
+    [[gnu::noinline]] std::byte* connect_or_fail(detail::ring::producer*& o, core_id dest) {
+        if (o->connected()) return nullptr;
+        producer_page*& page = out_[dest / producer_page::size];
+        if (page == &unconnected_page) page = new producer_page;
+        o = &page->at[dest % producer_page::size];
         auto* r = detail::ring::create(s_.memory.allocate(s_.ring_bytes), s_.cfg.ring_slots, id_);
         ring_link(r, s_.records[dest].incoming);
         s_.rings->fetch_add(1, std::memory_order_relaxed);
-        o = r->make_producer();
-        return o.try_acquire();
+        *o = r->make_producer();
+        return o->try_acquire();
     }
     static void ring_link(detail::ring* r, std::atomic<detail::ring*>& head) noexcept {
         detail::ring* old = head.load(std::memory_order_relaxed);
@@ -172,7 +183,18 @@ private:
     detail::core_record& me_; // s_.records[id_], kept: poll reads it every round
     core_id id_;
     bool sleep_; // s_.cfg.idle == idle_policy::sleep, kept: publish tests it on every message
-    std::vector<detail::ring::producer> out_; // this core's ends of its outgoing rings
+    // This core's ends of its outgoing rings, in pages of 64 destinations
+    // allocated when the first ring of a page is: a core's bookkeeping grows
+    // with the peers it talks to (a dense array was cores^2 over a run, 2 GiB
+    // at 8192 cores), for one more load on the send path. Pages not
+    // allocated are the shared unconnected_page, whose producers never
+    // acquire a slot (only ever read).
+    struct producer_page {
+        static constexpr core_id size = 64;
+        detail::ring::producer at[size];
+    };
+    static constinit inline producer_page unconnected_page{};
+    std::vector<producer_page*> out_;
     detail::ring::producer* acquired_ = nullptr; // of the last try_acquire (see publish)
 };
 
