@@ -12,6 +12,7 @@
 //
 // Memory is not noisy the way time is here, so these are plain figures,
 // not ratios.
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -72,7 +73,7 @@ struct peer {
 };
 
 void flood_peak(benchmark::State& state, std::uint64_t k, bool both) {
-    std::uint64_t got0 = 0, got1 = 0, deferred = 0;
+    std::uint64_t got0 = 0, got1 = 0, deferred = 0, peak_queued = 0;
     long before = 0, peak = 0;
     for (auto _ : state) {
         reset_peak();
@@ -90,7 +91,10 @@ void flood_peak(benchmark::State& state, std::uint64_t k, bool both) {
             while (taco::sync(b, &peer::count) < k1) {}
             got0 = p0.replies;
             got1 = taco::sync(b, &peer::count) + (both ? 0 : k);
-            deferred = taco::stats().deferred + taco::sync(1, +[] { return taco::stats().deferred; });
+            const auto s1 = taco::sync(1, +[] { return taco::stats(); });
+            const auto s0 = taco::stats();
+            deferred = s0.deferred + s1.deferred;
+            peak_queued = std::max(s0.peak_queued, s1.peak_queued);
             taco::delete_on(b);
         });
         peak = status_kib("VmHWM");
@@ -100,6 +104,7 @@ void flood_peak(benchmark::State& state, std::uint64_t k, bool both) {
     state.counters["messages"] = double((both ? 4 : 2) * k);
     state.counters["peak_mb"] = double(peak - before) / 1024.0;
     state.counters["deferred"] = double(deferred);
+    state.counters["peak_queued"] = double(peak_queued);
 }
 
 void register_all() {

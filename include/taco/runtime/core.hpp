@@ -10,6 +10,7 @@
 // are virtual, implemented once by platform_core<P>. Everything above it
 // (invocations, futures, tasks, groups, MESH) reaches the running core
 // through detail::runtime() and compiles without any platform.
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
@@ -197,6 +198,7 @@ private:
     [[gnu::noinline]] void defer(core_id dest, const Msg& msg) {
         write_message<Msg>(queued_.push(dest, message_length<Msg>), msg);
         ++stats_.deferred;
+        stats_.peak_queued = std::max<std::uint64_t>(stats_.peak_queued, queued_.size());
         if constexpr (Pace == pacing::paced) apply_backpressure();
     }
     // Each out of line, so that progress() stays small (see there).
