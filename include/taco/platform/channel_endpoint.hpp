@@ -45,6 +45,22 @@ inline constexpr std::size_t message_align = 8;
 ///   wakes d if it sleeps; `take_urgent()` tests and clears the own flag: a
 ///   cheap check that long-running code makes at its scheduling points (the
 ///   CCI paper's interrupt status register, section V).
+/// Optional, for bounded back-pressure (runtime/core.hpp, apply_backpressure):
+/// - `waiting_for(d)` announces that this core waits for `d` to take its
+///   queued messages (taco::no_core: it no longer does);
+/// - `must_poll(p)`: whether this core, so waiting, must still take p's
+///   messages: p waits for this core in turn (or has ended its part);
+/// - `poll_except(h, p)`: poll as `poll(h)` does, but not p's channel.
+/// Without them a core that waits for room polls every channel, and a peer
+/// that keeps sending it requests can grow its local queue of replies
+/// without bound.
+template <class E>
+concept backpressure_endpoint = requires(E& e, core_id peer, void (*handler)(std::byte*)) {
+    { e.waiting_for(peer) } -> std::same_as<void>;
+    { e.must_poll(peer) } -> std::same_as<bool>;
+    { e.poll_except(handler, peer) } -> std::same_as<std::size_t>;
+};
+
 template <class E>
 concept channel_endpoint = requires(E& e, const E& ce, core_id dest, std::size_t length,
                                     void (*handler)(std::byte*), std::chrono::nanoseconds limit) {

@@ -70,7 +70,7 @@ void send_carried(core& rt, core_id dest, object_ref<T> target, const Call& call
     for (std::size_t at = 0; at < bytes.size(); at += bulk_piece::capacity)
         rt.send<bulk_piece, pacing::unpaced>(dest, rt.id(), bytes.subspan(at, std::min(bulk_piece::capacity, bytes.size() - at)));
     rt.send<bulk_request<T, Call, Cont, Run>, pacing::unpaced>(dest, target, wire, cont, run, rt.id());
-    rt.pace();
+    rt.pace(dest);
 }
 
 } // namespace taco::detail

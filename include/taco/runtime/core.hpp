@@ -78,8 +78,8 @@ public:
     }
 
     /// Back-pressure owed by unpaced sends (a no-op below the soft limit).
-    void pace() {
-        if (queued_.size() > queued_soft_limit) [[unlikely]] apply_backpressure();
+    void pace(core_id dest) {
+        if (queued_.size() > queued_soft_limit) [[unlikely]] apply_backpressure(dest);
     }
 
     /// Carried bytes (bulk.hpp) received from `source` for the invocation it sends next.
@@ -144,10 +144,13 @@ public:
     /// other do not deadlock.
     template <class Pred>
     void wait_until(Pred&& pred) {
-        if (!wait_until_or_stopped(pred)) {
-            if (platform_failure_) std::rethrow_exception(platform_failure_);
-            throw stopped_error();
-        }
+        if (!wait_until_or_stopped(pred)) throw_stopped();
+    }
+    /// A wait ends because the core stops: with the platform's error if that
+    /// is why, else stopped_error.
+    [[noreturn]] void throw_stopped() {
+        if (platform_failure_) std::rethrow_exception(platform_failure_);
+        throw stopped_error();
     }
     /// As wait_until, but returns false instead of throwing when stopped.
     template <class Pred>
@@ -192,6 +195,9 @@ protected:
     virtual std::size_t poll_channels() = 0;
     virtual void idle(std::chrono::nanoseconds limit) = 0;
     virtual bool take_urgent() = 0;
+    // back-pressure (taco::backpressure_endpoint; defaults: poll everything)
+    virtual void waiting_for(core_id peer) = 0;
+    virtual std::size_t poll_channels_but(core_id peer) = 0;
 
 private:
     template <pacing Pace, class Msg>
@@ -199,26 +205,52 @@ private:
         write_message<Msg>(queued_.push(dest, message_length<Msg>), msg);
         ++stats_.deferred;
         stats_.peak_queued = std::max<std::uint64_t>(stats_.peak_queued, queued_.size());
-        if constexpr (Pace == pacing::paced) apply_backpressure();
+        if constexpr (Pace == pacing::paced) apply_backpressure(dest);
     }
     // Each out of line, so that progress() stays small (see there).
-    [[gnu::noinline]] void apply_backpressure() {
+    [[gnu::noinline]] void apply_backpressure(core_id dest) {
         // A core that floods a slow receiver would otherwise grow its local
         // queue without bound. Past the soft limit the sender serves its own
-        // incoming invocations until the queue has drained to half (so two cores
-        // flooding each other both make progress). The nesting cap keeps a
-        // handler that sends from recursing without end; beyond it messages
-        // still queue, so nothing is ever dropped.
-        if (queued_.size() > queued_soft_limit && backpressure_depth_ < max_backpressure_depth) {
-            ++backpressure_depth_;
-            try {
-                wait_until([this] { return queued_.size() <= queued_soft_limit / 2; });
-            } catch (...) {
-                --backpressure_depth_;
-                throw;
-            }
+        // incoming invocations until the queue has drained to half, but not
+        // those of `dest`, the core it waits for: the replies they would ask
+        // for could only join the queue (a peer flooding us with requests
+        // whose replies it does not take grew it to millions), and a peer
+        // that finds its channel to us full must come to serve our messages
+        // in turn. The platform says when we must take dest's messages after
+        // all: dest waits for us as well (each takes the other's, so neither
+        // waits forever: cores only skip the one core they wait for), or it
+        // has ended its part. The nesting cap keeps a handler that sends
+        // from recursing without end; beyond it messages still queue, so
+        // nothing is ever dropped.
+        if (queued_.size() <= queued_soft_limit || backpressure_depth_ >= max_backpressure_depth) return;
+        ++backpressure_depth_;
+        const core_id outer = waiting_for_;
+        waiting_for_ = dest;
+        waiting_for(dest);
+        const auto restore = [&] {
+            waiting_for_ = outer;
+            waiting_for(outer);
             --backpressure_depth_;
+        };
+        try {
+            while (queued_.size() > queued_soft_limit / 2) {
+                if (stopped_) throw_stopped();
+                if (progress_but(dest) == 0 && queued_.size() > queued_soft_limit / 2) idle_once();
+            }
+        } catch (...) {
+            restore();
+            throw;
         }
+        restore();
+    }
+    /// progress(), with the channel from `peer` skipped when the platform allows.
+    std::size_t progress_but(core_id peer) {
+        std::size_t n = queued_.empty() ? 0 : flush();
+        const std::size_t r = poll_channels_but(peer);
+        stats_.received += r;
+        if (!timers_.empty()) n += fire_due_timers();
+        if (!ready_.empty()) n += run_one_task();
+        return n + r;
     }
     /// Move what fits of dest's queue into its channel; true if none is left.
     [[gnu::noinline]] bool drain(core_id dest) {
@@ -268,6 +300,7 @@ private:
     core_stats stats_;
     static constexpr int max_backpressure_depth = 4;
     int backpressure_depth_ = 0;
+    core_id waiting_for_ = no_core; // the destination the innermost back-pressure wait waits for
     bool stopped_ = false;
     std::exception_ptr platform_failure_;
     core_locals locals_;

@@ -84,6 +84,20 @@ public:
         return n;
     }
 
+    // ---- back-pressure (taco::backpressure_endpoint) ----
+    void waiting_for(core_id peer) noexcept { me().waits_for.store(peer, std::memory_order_relaxed); }
+    bool must_poll(core_id peer) const noexcept {
+        const auto& r = s_.records[peer];
+        return r.waits_for.load(std::memory_order_relaxed) == id_ || r.finished.load(std::memory_order_relaxed) != 0;
+    }
+    template <class Handler>
+    std::size_t poll_except(Handler&& handle, core_id skip) {
+        std::size_t n = 0;
+        for (detail::ring* r = me().incoming.load(std::memory_order_acquire); r; r = r->next)
+            if (r->source != skip) n += r->consume(handle, per_ring_budget);
+        return n;
+    }
+
     void signal_urgent(core_id dest) noexcept {
         // release: the urgent message (published before) is visible to whoever sees the flag.
         s_.records[dest].urgent.store(1, std::memory_order_release);

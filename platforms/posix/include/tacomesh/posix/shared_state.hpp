@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <taco/core_id.hpp>
+#include <taco/detail/core_identity.hpp>
 #include <tacomesh/posix/arena.hpp>
 #include <tacomesh/posix/futex.hpp>
 #include <tacomesh/posix/memory.hpp>
@@ -106,7 +107,12 @@ struct alignas(cache_line) core_record {
     // process exits; an exit without it (exit(0) called by user code) is a
     // failure. Both modes: the liveness watch no longer watches the core.
     std::atomic<std::uint32_t> finished{0};
+    // The core whose taking of our queued messages a back-pressure wait of
+    // this core waits for (taco::no_core: none); read by that core, which
+    // then takes ours too (see must_poll).
+    std::atomic<core_id> waits_for{taco::no_core};
 };
+static_assert(sizeof(core_record) == cache_line);
 
 /// Everything a run sets up before its cores start. In process mode each
 /// core has its own copy of this object: what cores change together lives
