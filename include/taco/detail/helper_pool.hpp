@@ -12,18 +12,25 @@ template <class H>
 class helper_pool {
 public:
     static H* acquire() {
-        auto& free = list();
-        if (free.empty()) return new H();
-        H* h = free.back().release();
-        free.pop_back();
+        auto& p = pool();
+        if (p.free.empty()) return p.all.emplace_back(std::make_unique<H>()).get();
+        H* h = p.free.back();
+        p.free.pop_back();
         return h;
     }
-    static void release(H* h) { list().emplace_back(h); }
+    static void release(H* h) { pool().free.push_back(h); }
 
 private:
-    static std::vector<std::unique_ptr<H>>& list() {
-        static thread_local std::vector<std::unique_ptr<H>> free;
-        return free;
+    // The pool owns every helper it made, free or in use: a collective that
+    // never completes (a core failed, the run ended first) leaves its helper
+    // to the pool, which frees it with the thread, instead of leaking it.
+    struct state {
+        std::vector<std::unique_ptr<H>> all;
+        std::vector<H*> free;
+    };
+    static state& pool() {
+        static thread_local state s;
+        return s;
     }
 };
 
