@@ -10,13 +10,25 @@
 //       other as fast as they can, every one answered by a reply; target
 //       < 300 MB, none lost.
 //
+//   fault_detection/{kill,stop,hang}   how long taco::run takes to throw
+//       core_failure after core 1 of a process-mode run is killed, stopped
+//       (SIGSTOP) or starts spinning in user code while core 0 waits for
+//       it; liveness timeout 1 s. A kill is seen by the launcher's waitpid
+//       round (1 ms); a stop or a hang by the liveness watch.
+//
 // Memory is not noisy the way time is here, so these are plain figures,
-// not ratios.
+// not ratios; detection times are dominated by the timeout and the watch's
+// period, not by the machine.
 #include <algorithm>
+#include <csignal>
+#include <chrono>
 #include <fstream>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include <tacomesh/posix.hpp>
 
@@ -107,6 +119,39 @@ void flood_peak(benchmark::State& state, std::uint64_t k, bool both) {
     state.counters["peak_queued"] = double(peak_queued);
 }
 
+int pid_here() { return int(::getpid()); }
+void kill_here() { ::kill(::getpid(), SIGKILL); }
+void stop_here() { ::raise(SIGSTOP); }
+void hang_here() {
+    volatile bool forever = true;
+    while (forever) {}
+}
+
+void fault_detection(benchmark::State& state, void (*fault)()) {
+    const auto timeout = std::chrono::milliseconds(1000);
+    double ms = 0;
+    bool reported = false;
+    for (auto _ : state) {
+        auto c = posix::config{.cores = 2, .mode = posix::execution_mode::processes};
+        c.liveness_timeout = timeout;
+        bench::clock_type::time_point t0;
+        try {
+            taco::run(c, [&] {
+                taco::sync(1, &pid_here); // core 1 is up
+                t0 = bench::clock_type::now();
+                taco::async(1, fault);
+                taco::sync(1, &pid_here); // never answered
+            });
+        } catch (const posix::core_failure&) {
+            reported = true;
+        }
+        ms = bench::ns_since(t0) * 1e-6;
+    }
+    if (!reported) bench::fail(state, "no core_failure");
+    state.counters["detection_ms"] = ms;
+    state.counters["liveness_timeout_ms"] = double(timeout.count());
+}
+
 void register_all() {
     const std::vector<taco::core_id> sizes = smoke() ? std::vector<taco::core_id>{64, 256} : std::vector<taco::core_id>{1024, 8192};
     for (taco::core_id cores : sizes) {
@@ -114,6 +159,10 @@ void register_all() {
         benchmark::RegisterBenchmark(name.c_str(), resident_per_core, cores)->Iterations(1)->Unit(benchmark::kMillisecond);
     }
     const std::uint64_t k = smoke() ? 100'000 : 3'000'000;
+    for (auto [fault, name] : {std::pair{&kill_here, "kill"}, std::pair{&stop_here, "stop"}, std::pair{&hang_here, "hang"}})
+        benchmark::RegisterBenchmark((std::string("fault_detection/") + name).c_str(), fault_detection, fault)
+            ->Iterations(1)
+            ->Unit(benchmark::kMillisecond);
     for (bool both : {false, true}) {
         const std::string name = std::string("flood_peak/") + (both ? "both_ways" : "one_way") +
                                  "/requests:" + std::to_string(k);

@@ -180,10 +180,11 @@ check_memory_json() {
 import json, sys
 bench = json.load(open(sys.argv[1]))["benchmarks"]
 names = [b["name"] for b in bench]
-want = ["resident_per_core/tree/cores:64", "resident_per_core/tree/cores:256", "flood_peak/one_way", "flood_peak/both_ways"]
+want = ["resident_per_core/tree/cores:64", "resident_per_core/tree/cores:256", "flood_peak/one_way", "flood_peak/both_ways",
+        "fault_detection/kill", "fault_detection/stop", "fault_detection/hang"]
 missing = [w for w in want if not any(n.startswith(w) for n in names)]
 errors = [b["name"] for b in bench if b.get("error_occurred")]
-bad = [b["name"] for b in bench if not (b.get("kib_per_core", 1) > 0 and b.get("peak_mb", 1) >= 0)]
+bad = [b["name"] for b in bench if not (b.get("kib_per_core", 1) > 0 and b.get("peak_mb", 1) >= 0 and b.get("detection_ms", 1) > 0)]
 if missing or errors or bad:
     sys.exit(f"missing {missing}, errors {errors}, bad figures {bad}")
 PY
