@@ -153,6 +153,9 @@ void launch_processes(shared_state& s, void (*entry)(Endpoint&, void*), void* ar
     } catch (...) {
         error = std::current_exception();
     }
+    // Cores still waiting for core 0 to take their messages learn that it
+    // never will (back-pressure: must_poll), and take its stop message.
+    s.records[0].finished.store(1, std::memory_order_release);
     core0_done.store(true);
     watcher.join();
     if (s.failed.load(std::memory_order_acquire)) throw core_failure(s.failure);
