@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <cstdint>
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <random>
 #include <thread>
@@ -332,6 +332,16 @@ struct recorder {
 };
 } // namespace
 
+namespace {
+// Core 1 busy in an invocation until core 0 has sent everything: the race
+// between core 0's sends and core 1 running the first tasks (100 us each)
+// is out of the test, which a slow build (sanitizers) used to lose.
+std::atomic<bool> all_sent{false};
+void busy_until_all_sent() {
+    while (!all_sent.load(std::memory_order_acquire)) {}
+}
+} // namespace
+
 TEST_CASE("invocations carrying a priority or deadline become tasks that overtake queued work", "[tasks]") {
     for (auto pol : {taco::policy::priority, taco::policy::edf}) {
         int position = -1;
@@ -339,15 +349,16 @@ TEST_CASE("invocations carrying a priority or deadline become tasks that overtak
             tacomesh::posix::config{.cores = 2},
             [&] {
                 auto r = taco::new_on<recorder>(1).get();
-                // queue 50 unimportant tasks on core 1 at once
-                taco::sync(r.core(), +[](taco::global_ptr<recorder> rec) {
-                    for (int i = 0; i < 50; ++i)
-                        taco::async(rec, taco::m2f(&recorder::add, i),
-                                    taco::with_priority{-1}, taco::deadline_in(std::chrono::hours(1)));
-                }, r);
-                // then one that matters
-                taco::async(r, taco::m2f(&recorder::add, 1000),
-                            taco::with_priority{5}, taco::deadline_in(std::chrono::milliseconds(1)));
+                all_sent = false;
+                taco::async(1, &busy_until_all_sent);
+                // 50 unimportant tasks queued on core 1 ...
+                for (int i = 0; i < 50; ++i)
+                    taco::async(r, taco::m2f(&recorder::add, i), taco::with_priority{-1},
+                                taco::deadline_in(std::chrono::hours(1)));
+                // ... then one that matters
+                taco::async(r, taco::m2f(&recorder::add, 1000), taco::with_priority{5},
+                            taco::deadline_in(std::chrono::milliseconds(1)));
+                all_sent.store(true, std::memory_order_release);
                 while (taco::sync(r, &recorder::size) < 51) {}
                 position = taco::sync(r, &recorder::position_of, 1000);
                 taco::delete_on(r);
