@@ -4,7 +4,8 @@
 //       (thread stack, runtime, channels), N cores oversubscribed on this
 //       machine's CPUs, every core alive and past a reduce over all cores (a
 //       k-ary tree: each core talks to its parent and children). Target:
-//       flat in N, < 128 KiB per core.
+//       flat in N, < 128 KiB per core. Baseline in the same run: N plain
+//       blocked threads (ratio_to_thread).
 //   flood_peak/{one_way,both_ways}/requests:K   peak resident memory the
 //       run adds while core 0 (one way) or both cores send K requests to the
 //       other as fast as they can, every one answered by a reply; target
@@ -13,8 +14,8 @@
 //   fault_detection/{kill,stop,hang}   how long taco::run takes to throw
 //       core_failure after core 1 of a process-mode run is killed, stopped
 //       (SIGSTOP) or starts spinning in user code while core 0 waits for
-//       it; liveness timeout 1 s. A kill is seen by the launcher's waitpid
-//       round (1 ms); a stop or a hang by the liveness watch.
+//       it; liveness timeout 1 s (ratio_to_timeout). A kill is seen by the
+//       launcher's waitpid round (1 ms); a stop or a hang by the liveness watch.
 //
 // Memory is not noisy the way time is here, so these are plain figures,
 // not ratios; detection times are dominated by the timeout and the watch's
@@ -22,7 +23,10 @@
 #include <algorithm>
 #include <csignal>
 #include <chrono>
+#include <condition_variable>
 #include <fstream>
+#include <mutex>
+#include <thread>
 #include <functional>
 #include <string>
 #include <utility>
@@ -66,8 +70,33 @@ void resident_per_core(benchmark::State& state, taco::core_id cores) {
         });
     }
     if (sum != long(cores) * (cores - 1) / 2) bench::fail(state, "wrong reduce result");
+    // Baseline, same run: the same number of plain threads, each blocked
+    // (a thread's stack and kernel bookkeeping is the floor of any core).
+    const long base_before = status_kib("VmRSS");
+    long base_during = 0;
+    {
+        std::mutex m;
+        std::condition_variable cv;
+        bool go = false;
+        std::vector<std::thread> threads;
+        for (taco::core_id c = 1; c < cores; ++c)
+            threads.emplace_back([&] {
+                std::unique_lock lock(m);
+                cv.wait(lock, [&] { return go; });
+            });
+        base_during = status_kib("VmRSS");
+        {
+            std::lock_guard lock(m);
+            go = true;
+        }
+        cv.notify_all();
+        for (auto& t : threads) t.join();
+    }
+    const double ours = double(during - before) / cores, base = double(base_during - base_before) / cores;
     state.counters["cores"] = cores;
-    state.counters["kib_per_core"] = double(during - before) / cores;
+    state.counters["kib_per_core"] = ours;
+    state.counters["baseline_thread_kib_per_core"] = base;
+    state.counters["ratio_to_thread"] = base > 0 ? ours / base : 0;
     state.counters["channel_kib_per_core"] = double(report.channel_bytes) / 1024.0 / cores;
     state.counters["oversubscribed"] = report.oversubscribed;
 }
@@ -149,6 +178,7 @@ void fault_detection(benchmark::State& state, void (*fault)()) {
     }
     if (!reported) bench::fail(state, "no core_failure");
     state.counters["detection_ms"] = ms;
+    state.counters["ratio_to_timeout"] = ms / double(timeout.count());
     state.counters["liveness_timeout_ms"] = double(timeout.count());
 }
 

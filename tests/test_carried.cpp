@@ -106,7 +106,13 @@ TEST_CASE("carried invocations from several senders to one receiver do not mix",
 TEST_CASE("a carried view stays valid in a task that runs later", "[carried]") {
     taco::run(config{.cores = 2, .mode = execution_mode::processes}, [] {
         std::vector<long> v(300, 3);
-        CHECK(taco::sync(1, taco::m2f(&sum_after_yields, taco::view(v)), taco::as_coroutine{}) == 900);
+        // While the coroutine yields, an invocation of the same size runs
+        // straight on core 1: were the first buffer freed when its message
+        // had run, this one's allocation would take its place (and 7s).
+        const std::vector<long> other(300, 7);
+        auto later = taco::call(1, taco::m2f(&sum_after_yields, taco::view(v)), taco::as_coroutine{});
+        CHECK(taco::sync(1, &sum_view, taco::view(other)) == 2100);
+        CHECK(later.get() == 900);
         CHECK(taco::sync(1, taco::m2f(&sum_view, taco::view(v)), taco::as_activity{}, taco::with_priority{1}) == 900);
     });
 }

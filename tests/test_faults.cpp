@@ -60,11 +60,7 @@ void inject(fault f) {
     case fault::exit_status: ::_exit(3);
     case fault::exit_zero: std::exit(0);
     case fault::stop: ::raise(SIGSTOP); break;
-    case fault::hang: {
-        volatile bool forever = true;
-        while (forever) {}
-        break;
-    }
+    case fault::hang: test::spin_forever(); break;
     case fault::pause: std::this_thread::sleep_for(std::chrono::milliseconds(50)); break; // < the liveness timeout
     }
 }

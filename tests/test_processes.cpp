@@ -35,10 +35,7 @@ int crash_here() {
 void exit_here() { ::_exit(3); }
 void exit_zero_here() { std::exit(0); }
 void stop_here() { ::raise(SIGSTOP); }
-void spin_here() {
-    volatile bool forever = true; // a side effect each round: not a loop the compiler may assume ends
-    while (forever) {}
-}
+void spin_here() { test::spin_forever(); }
 long square(long v) { return v * v; }
 
 struct counter {

@@ -26,6 +26,12 @@ inline long scaled(long n) {
     return v < 1 ? 1 : v;
 }
 
+/// Spin in user code for ever, never polling (a hung core).
+inline void spin_forever() {
+    volatile bool forever = true; // a side effect each round: not a loop the compiler may assume ends
+    while (forever) {}
+}
+
 /// Busy-wait about `ns` nanoseconds (a random delay that keeps the core busy).
 inline void spin_for(long ns) {
     const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);

@@ -98,13 +98,8 @@ public:
     /// timers, tasks) is one test here and an out-of-line call when it has
     /// work (a task switch alone would otherwise make this too large to
     /// inline, which cost ~20 instructions per round trip).
-    std::size_t progress() {
-        std::size_t n = queued_.empty() ? 0 : flush();
-        const std::size_t r = poll_channels();
-        stats_.received += r;
-        if (!timers_.empty()) [[unlikely]] n += fire_due_timers();
-        if (!ready_.empty()) n += run_one_task();
-        return n + r;
+    [[gnu::always_inline]] std::size_t progress() {
+        return progress_polling([this] { return poll_channels(); });
     }
 
     /// A scheduling point for long-running code: if an urgent invocation has
@@ -235,7 +230,10 @@ private:
         try {
             while (queued_.size() > queued_soft_limit / 2) {
                 if (stopped_) throw_stopped();
-                if (progress_but(dest) == 0 && queued_.size() > queued_soft_limit / 2) idle_once();
+                // The channel from dest skipped when the platform allows.
+                if (progress_polling([&] { return poll_channels_but(dest); }) == 0 &&
+                    queued_.size() > queued_soft_limit / 2)
+                    idle_once();
             }
         } catch (...) {
             restore();
@@ -243,12 +241,14 @@ private:
         }
         restore();
     }
-    /// progress(), with the channel from `peer` skipped when the platform allows.
-    std::size_t progress_but(core_id peer) {
+    /// One round of progress() whose receiving step is `poll` (all
+    /// channels, or all but one during back-pressure).
+    template <class Poll>
+    [[gnu::always_inline]] std::size_t progress_polling(Poll&& poll) {
         std::size_t n = queued_.empty() ? 0 : flush();
-        const std::size_t r = poll_channels_but(peer);
+        const std::size_t r = poll();
         stats_.received += r;
-        if (!timers_.empty()) n += fire_due_timers();
+        if (!timers_.empty()) [[unlikely]] n += fire_due_timers();
         if (!ready_.empty()) n += run_one_task();
         return n + r;
     }
