@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -576,4 +577,53 @@ TEST_CASE("a type that is not trivially copyable is shared only when it opts in"
         mesh::destroy_shared_object(p);
     });
     CHECK(counted::destroyed == 1);
+}
+
+namespace {
+struct destroy_counted {
+    long v = 0;
+    ~destroy_counted() { destroyed.fetch_add(1); }
+    static inline std::atomic<int> destroyed{0};
+};
+} // namespace
+template <>
+inline constexpr bool mesh::enable_sharing<destroy_counted> = true; // its destructor only counts
+
+TEST_CASE("a shared object used or destroyed again through a copy of its sharing_ptr: usage_error, ~T runs once",
+          "[mesh][misuse]") {
+    for (auto m : {execution_mode::threads, execution_mode::processes}) {
+        destroy_counted::destroyed = 0;
+        std::string twice, read_on_1, write_here, name;
+        int destructors = -1;
+        taco::run(cores(2, m), [&] {
+            auto p = mesh::make_shared_object<destroy_counted, ctl::broadcast>();
+            const auto copy = p;
+            mesh::destroy_shared_object(p);
+            destructors = destroy_counted::destroyed.load();
+            auto again = copy;
+            try {
+                mesh::destroy_shared_object(again);
+            } catch (const taco::usage_error& e) {
+                twice = e.what();
+            }
+            try {
+                (void)taco::sync(1, [copy] { return mesh::read(copy)->v; });
+            } catch (const taco::remote_error& e) {
+                read_on_1 = e.text();
+            }
+            try {
+                mesh::write(copy)->v = 1;
+            } catch (const taco::usage_error& e) {
+                write_here = e.what();
+            }
+            name = copy.controller();
+        });
+        INFO((m == execution_mode::threads ? "threads" : "processes"));
+        CHECK(destructors == 1);
+        CHECK(destroy_counted::destroyed == 1);
+        CHECK_THAT(twice, Catch::Contains("destroyed already"));
+        CHECK_THAT(read_on_1, Catch::StartsWith("mesh: read of a shared object after destroy_shared_object"));
+        CHECK_THAT(write_here, Catch::StartsWith("mesh: write of a shared object after destroy_shared_object"));
+        CHECK(name == "destroyed");
+    }
 }

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <set>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "test_support.hpp" // the platform first: it binds itself, then brings in taco and mesh
@@ -31,6 +32,12 @@ int pid_here() { return int(::getpid()); }
 int crash_here() {
     ::kill(::getpid(), SIGKILL);
     return 0;
+}
+// Dies with what core 0 sent meanwhile still in its ring (core 0 sends in
+// microseconds; it does not poll while it sleeps).
+void crash_after_a_while() {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    crash_here();
 }
 void exit_here() { ::_exit(3); }
 void exit_zero_here() { std::exit(0); }
@@ -90,6 +97,16 @@ TEST_CASE("process mode: a core that crashes is reported by the launcher, not a 
     SECTION("signal while core 0 waits for it (polling)") {
         REQUIRE_THROWS_WITH(taco::run(processes(3), [] { taco::sync(2, &crash_here); }),
                             Catch::Contains("core 2") && Catch::Contains("killed by signal 9"));
+    }
+    SECTION("the report names what was in flight to the dead core") {
+        REQUIRE_THROWS_WITH(taco::run(processes(2),
+                                      [] {
+                                          taco::async(1, &crash_after_a_while);
+                                          for (int i = 0; i < 3; ++i) taco::async(1, &pid_here);
+                                          taco::sync(1, &pid_here); // never answers
+                                      }),
+                            Catch::Contains("core 1") && Catch::Contains("killed by signal 9") &&
+                                Catch::Contains("; 4 messages from core 0 waiting for it;"));
     }
     SECTION("signal while core 0 sleeps") {
         auto c = processes(3);
@@ -172,10 +189,14 @@ void poke_private(mesh::detail::address a, long v) { *mesh::private_instance(sta
 
 } // namespace
 
-TEST_CASE("liveness is on by default in process mode only and ignores long work with nothing waiting",
+TEST_CASE("liveness is on by default (ending the run in process mode only) and ignores long work with nothing "
+          "waiting",
           "[processes]") {
+    using tacomesh::posix::unresponsive_core;
     CHECK(processes(2).liveness() == std::chrono::seconds(10));
-    CHECK(config{.cores = 2}.liveness() == std::chrono::milliseconds(0));
+    CHECK(config{.cores = 2}.liveness() == std::chrono::seconds(10));
+    CHECK(processes(2).unresponsive_response() == unresponsive_core::end_run);
+    CHECK(config{.cores = 2}.unresponsive_response() == unresponsive_core::warn);
     auto c = processes(2);
     c.liveness_timeout = std::chrono::milliseconds(100);
     // Core 1 computes for 5 timeouts with nothing sent to it: nobody waits.
@@ -190,10 +211,14 @@ TEST_CASE("liveness is on by default in process mode only and ignores long work 
     CHECK(v == 7);
 }
 
-TEST_CASE("liveness in thread mode: a thread that stopped answering ends the process with the report",
+TEST_CASE("liveness in thread mode, asked to end the run: a thread that stopped answering ends the process with "
+          "the report",
           "[processes]") {
     auto r = test::run_in_child([] {
-        taco::run(config{.cores = 2, .liveness_timeout = std::chrono::milliseconds(200)}, [] {
+        taco::run(config{.cores = 2,
+                         .liveness_timeout = std::chrono::milliseconds(200),
+                         .on_unresponsive = tacomesh::posix::unresponsive_core::end_run},
+                  [] {
             taco::async(1, &spin_here);
             taco::sync(1, &pid_here);
         });
@@ -201,6 +226,32 @@ TEST_CASE("liveness in thread mode: a thread that stopped answering ends the pro
     CHECK(r.aborted);
     CHECK_THAT(r.err, Catch::Contains("core 1 (a thread) has taken none of its waiting messages") &&
                           Catch::Contains("aborting"));
+}
+
+TEST_CASE("liveness that warns (thread mode's default): reported once while unresponsive, and the run goes on",
+          "[processes]") {
+    for (auto mode : {execution_mode::threads, execution_mode::processes}) {
+        auto r = test::run_in_child([mode] {
+            config c{.cores = 2, .mode = mode, .liveness_timeout = std::chrono::milliseconds(100)};
+            c.on_unresponsive = tacomesh::posix::unresponsive_core::warn;
+            long v = 0;
+            taco::run(c, [&] {
+                // Core 1 keeps core 0's invocation waiting for ~8 timeouts.
+                taco::async(1, +[] { test::spin_for(800'000'000); });
+                v = taco::sync(1, &square, 9L);
+            });
+            std::fprintf(stderr, "result %ld\n", v);
+        });
+        INFO(r.err);
+        CHECK_FALSE(r.aborted);
+        const std::string warning = "core 1 (" + std::string(mode == execution_mode::threads ? "a thread" : "process");
+        CHECK_THAT(r.err, Catch::Contains(warning) && Catch::Contains("has taken none of its waiting messages") &&
+                              Catch::Contains("1 message from core 0 waiting") &&
+                              Catch::Contains("still waiting for it") && Catch::EndsWith("result 81\n"));
+        // Once: the core is excused until it answers.
+        const auto first = r.err.find("has taken none");
+        CHECK(r.err.find("has taken none", first + 1) == std::string::npos);
+    }
 }
 
 TEST_CASE("process mode: cached memory is a private view per core over one canonical copy", "[processes][memory]") {

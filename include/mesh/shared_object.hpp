@@ -8,8 +8,10 @@
 // (refresh its view, initialise its controller state) over the broadcast
 // tree. When it returns, every core may read the object.
 #include <cstddef>
+#include <deque>
 #include <exception>
 #include <new>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -24,6 +26,7 @@
 #include <taco/detail/construct.hpp>
 #include <taco/collective.hpp>
 #include <taco/future.hpp>
+#include <taco/usage_error.hpp>
 
 namespace mesh {
 
@@ -40,6 +43,45 @@ inline void adopt(address block) {
     auto& cb = *static_cast<control_block*>(block.p);
     const std::uint64_t version = controlled_object(cb).refresh();
     cb.ops->adopt(cb, private_instance(cb.state), version);
+}
+
+/// The events of a destroyed object: the control block keeps this table
+/// after destroy_shared_object, so that a proxy or a second destroy through
+/// a copy of the sharing_ptr is refused instead of running on freed memory
+/// (~T twice). Always on: the proxies read the table anyway. Releases pass:
+/// they belong to proxies made before the destroy.
+[[noreturn]] inline void destroyed_object(const char* what) {
+    throw taco::usage_error(std::string("mesh: ") + what +
+                            " of a shared object after destroy_shared_object (through a copy of its sharing_ptr?)");
+}
+inline constexpr controller_ops destroyed_ops{
+    "destroyed",
+    0,
+    +[](control_block&, void*, std::uint64_t) { destroyed_object("adopt"); },
+    +[](control_block&, void*) { destroyed_object("read"); },
+    +[](control_block&, void*) {},
+    +[](control_block&, void*) { destroyed_object("write"); },
+    +[](control_block&, void*, bool) {},
+};
+
+/// A destroyed object's control block. Debug builds hold the last
+/// retired_blocks::capacity of them back per core, so that the table above
+/// stays in place; release builds free it at once (caught until the block
+/// is reused).
+struct retired_blocks {
+    static constexpr std::size_t capacity = 4096; // 256 KiB of non-cached memory per core
+    std::deque<control_block*> held;
+};
+inline void retire(control_block* cb) {
+    cb->ops = &destroyed_ops;
+#if TACO_DEBUG_CHECKS
+    std::deque<control_block*>& held = taco::core_local<retired_blocks>().held;
+    held.push_back(cb);
+    if (held.size() <= retired_blocks::capacity) return;
+    cb = held.front(); // blocks still held when the run ends go with its memory
+    held.pop_front();
+#endif
+    deallocate(cb, memory_mode::non_cached);
 }
 
 /// Frees what make_shared_object allocated, unless released.
@@ -116,12 +158,16 @@ sharing_ptr<T> make_shared_object(Args&&... args) {
 
 /// Destroy a shared object: runs ~T on the calling core (after refreshing
 /// its view, so the destructor sees the current state and can free extra
-/// memory it owns), then frees the object's memory. No proxy may be alive
-/// and no core may use the sharing pointer afterwards.
+/// memory it owns), then frees the object's memory. No proxy may be alive;
+/// a proxy or a destroy through a copy of the sharing pointer afterwards
+/// throws taco::usage_error (in release builds until the memory is reused).
 template <class T>
 void destroy_shared_object(sharing_ptr<T>& p) {
     if (!p) return;
     detail::control_block* cb = p.block();
+    if (cb->ops == &detail::destroyed_ops)
+        throw taco::usage_error("mesh::destroy_shared_object: the object was destroyed already (through a copy "
+                                "of its sharing_ptr?)");
     {
         writer<T> w(p); // acquire: the current state, and the debug single-writer check
         cb->destroy(cb->object);
@@ -131,7 +177,7 @@ void destroy_shared_object(sharing_ptr<T>& p) {
     void* state = cb->state;
     deallocate(object, memory_mode::cached);
     deallocate_private(state);
-    deallocate(cb, memory_mode::non_cached);
+    detail::retire(cb);
     p = {};
 }
 

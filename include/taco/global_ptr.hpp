@@ -14,6 +14,10 @@
 
 namespace taco {
 
+namespace detail {
+struct generation_access;
+}
+
 template <class T>
 class global_ptr {
 public:
@@ -24,7 +28,8 @@ public:
 
     template <class U>
         requires std::is_convertible_v<U*, T*>
-    constexpr global_ptr(const global_ptr<U>& other) noexcept : core_(other.core()), ptr_(other.address()) {}
+    constexpr global_ptr(const global_ptr<U>& other) noexcept
+        : core_(other.core()), generation_(other.generation_), ptr_(other.address()) {}
 
     constexpr core_id core() const noexcept { return core_; }
     /// The address, valid on core() only. Use it elsewhere as an identity, never to load.
@@ -42,7 +47,10 @@ public:
     T* operator->() const noexcept { return get(); }
     T& operator*() const noexcept { return *get(); }
 
-    friend constexpr bool operator==(const global_ptr&, const global_ptr&) noexcept = default;
+    /// Same object: the generation (debug builds) is not part of identity.
+    friend constexpr bool operator==(const global_ptr& a, const global_ptr& b) noexcept {
+        return a.core_ == b.core_ && a.ptr_ == b.ptr_;
+    }
 
 private:
     void check_local() const noexcept {
@@ -57,11 +65,19 @@ private:
 #endif
     }
 
+    template <class>
+    friend class global_ptr;
+    friend struct detail::generation_access;
+
     core_id core_ = no_core;
+    /// Debug builds: which object new_on made at this address (0: unknown);
+    /// see detail/object_registry.hpp. It fills what would be padding.
+    std::uint32_t generation_ = 0;
     T* ptr_ = nullptr;
 };
 
 static_assert(std::is_trivially_copyable_v<global_ptr<int>>);
+static_assert(sizeof(void*) != 8 || sizeof(global_ptr<int>) == 16, "the generation fills padding on 64-bit");
 
 /// The global pointer of an object of the calling core (as UPC++'s to_global_ptr).
 template <class T>

@@ -9,6 +9,7 @@
 #include <taco/stopped_error.hpp>
 #include <taco/uncaught_error.hpp>
 #include <taco/detail/core_identity.hpp>
+#include <taco/detail/object_registry.hpp>
 
 namespace taco::detail {
 
@@ -54,6 +55,7 @@ void apply_captured(Call& call, T* object, OnValue&& on_value, OnError&& on_erro
     error_info error;
     bool delivering = false;
     try {
+        if constexpr (!std::is_void_v<T>) check_target_alive(object);
         if constexpr (std::is_void_v<R>) {
             call.template apply<T>(object);
             delivering = true;

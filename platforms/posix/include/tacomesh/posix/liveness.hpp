@@ -31,12 +31,34 @@
 
 namespace tacomesh::posix::detail {
 
+/// What was in flight to core `id`: "3 messages from core 0, 1 from core 2
+/// waiting", or "no message waiting". Read from the rings' positions, so it
+/// holds for a core that died as for one that stopped answering.
+inline std::string messages_waiting_for(const shared_state& s, core_id id) {
+    std::string out;
+    // acquire: a ring's fields are initialised before it is announced.
+    for (const ring* r = s.records[id].incoming.load(std::memory_order_acquire); r; r = r->next)
+        if (const std::uint64_t n = r->waiting(); n > 0)
+            out += (out.empty() ? "" : ", ") + std::to_string(n) +
+                   (out.empty() ? (n == 1 ? " message" : " messages") : "") + " from core " + std::to_string(r->source);
+    return out.empty() ? "no message waiting" : out + " waiting";
+}
+
 /// For a core that cannot be unwound (the caller's thread, or a thread in
 /// thread mode): the report, then the end of the process, as MPI_Abort would.
 [[noreturn]] inline void abort_with(const std::string& report) {
     std::fprintf(stderr, "%s\n", report.c_str());
     std::fflush(stderr);
     std::abort();
+}
+
+/// config.on_unresponsive = warn: the report, and the run goes on.
+inline void warn_unresponsive(const std::string& report) {
+    std::fprintf(stderr,
+                 "%s; still waiting for it (config.on_unresponsive = unresponsive_core::end_run ends the run "
+                 "instead)\n",
+                 report.c_str());
+    std::fflush(stderr);
 }
 
 class liveness_watch {
@@ -56,7 +78,13 @@ public:
         cores_[id].stopped_since = now;
         cores_[id].stop_signal = signal;
     }
-    void continued(core_id id) { cores_[id].stopped_since.reset(); }
+    void continued(core_id id) {
+        cores_[id].stopped_since.reset();
+        cores_[id].excused = false;
+    }
+    /// Reported already (config.on_unresponsive = warn): not again until
+    /// it answers (takes a message, or is continued).
+    void excuse(core_id id) { cores_[id].excused = true; }
     /// A core whose part of the run ended: what is left in its rings is
     /// nobody's wait any more.
     void retire(core_id id) { cores_[id].retired = true; }
@@ -73,7 +101,7 @@ public:
         for (core_id id = 0; id < core_id(cores_.size()); ++id) {
             core_state& c = cores_[id];
             if (c.retired) continue;
-            if (c.stopped_since && now - *c.stopped_since >= timeout_)
+            if (c.stopped_since && !c.excused && now - *c.stopped_since >= timeout_)
                 return verdict{id, "has been stopped by signal " + std::to_string(c.stop_signal) + " (" +
                                        ::strsignal(c.stop_signal) + ") for " + seconds(now - *c.stopped_since)};
             std::uint64_t taken = 0;
@@ -87,11 +115,12 @@ public:
             if (taken != c.taken || !waiting) {
                 c.taken = taken;
                 c.stuck_since.reset();
+                if (!c.stopped_since) c.excused = false;
             } else if (!c.stuck_since) {
                 c.stuck_since = now;
-            } else if (now - *c.stuck_since >= timeout_) {
+            } else if (!c.excused && now - *c.stuck_since >= timeout_) {
                 return verdict{id, "has taken none of its waiting messages for " + seconds(now - *c.stuck_since) +
-                                       " (" + in_flight(id) +
+                                       " (" + messages_waiting_for(s_, id) +
                                        "); busy in user code without calling taco::poll(), blocked in a "
                                        "system call, or deadlocked? (config.liveness_timeout sets how long a "
                                        "core may keep messages waiting)"};
@@ -107,6 +136,7 @@ private:
         std::optional<clock::time_point> stopped_since;
         int stop_signal = 0;
         bool retired = false;
+        bool excused = false;
     };
 
     void restart(clock::time_point now) {
@@ -114,17 +144,6 @@ private:
             if (c.stuck_since) c.stuck_since = now;
             if (c.stopped_since) c.stopped_since = now;
         }
-    }
-
-    /// "3 messages from core 0, 1 from core 2"
-    std::string in_flight(core_id id) const {
-        std::string out;
-        for (const ring* r = s_.records[id].incoming.load(std::memory_order_acquire); r; r = r->next)
-            if (const std::uint64_t n = r->waiting(); n > 0)
-                out += (out.empty() ? "" : ", ") + std::to_string(n) +
-                       (out.empty() ? (n == 1 ? " message" : " messages") : "") + " from core " +
-                       std::to_string(r->source);
-        return out + " waiting";
     }
 
     static std::string seconds(clock::duration d) {

@@ -301,9 +301,10 @@ struct platform {
     }
 
 private:
-    /// Thread mode's liveness watch (config.liveness_timeout, off unless set):
-    /// a thread that stopped answering cannot be unwound or killed alone, so
-    /// the report ends the process.
+    /// Thread mode's liveness watch (config.liveness_timeout): a thread that
+    /// stopped answering cannot be unwound or killed alone, so the report
+    /// either ends the process (config.on_unresponsive = end_run) or, by
+    /// default, is a warning.
     class thread_watch {
     public:
         explicit thread_watch(const detail::shared_state& s) {
@@ -326,9 +327,14 @@ private:
             while (!cv_.wait_for(lock, live.period(), [this] { return done_; })) {
                 for (core_id id = 0; id < s.cfg.cores; ++id)
                     if (s.records[id].finished.load(std::memory_order_acquire)) live.retire(id);
-                if (auto v = live.check(detail::liveness_watch::clock::now()))
-                    detail::abort_with("tacomesh::posix: core " + std::to_string(v->core) + " (a thread) " + v->cause +
-                                       "; a thread cannot be unwound from outside: aborting");
+                if (auto v = live.check(detail::liveness_watch::clock::now())) {
+                    const std::string report =
+                        "tacomesh::posix: core " + std::to_string(v->core) + " (a thread) " + v->cause;
+                    if (s.cfg.unresponsive_response() == unresponsive_core::end_run)
+                        detail::abort_with(report + "; a thread cannot be unwound from outside: aborting");
+                    detail::warn_unresponsive(report);
+                    live.excuse(v->core);
+                }
             }
         }
         std::mutex m_;

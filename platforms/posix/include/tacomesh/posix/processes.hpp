@@ -8,7 +8,7 @@
 // and taco::run reports the failure instead of hanging on a dead core. The
 // same watcher runs the liveness watch (liveness.hpp): a core stopped, or
 // keeping its messages waiting, for config.liveness() is killed and reported
-// the same way.
+// the same way (or only reported, config.on_unresponsive).
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,14 +31,16 @@
 
 namespace tacomesh::posix::detail {
 
-inline std::string describe_exit(core_id id, pid_t pid, int status) {
+inline std::string describe_exit(const shared_state& s, core_id id, pid_t pid, int status) {
     std::string who = "tacomesh::posix: core " + std::to_string(id) + " (process " + std::to_string(pid) + ")";
+    std::string what;
     if (WIFSIGNALED(status))
-        return who + " was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
-               ::strsignal(WTERMSIG(status)) + "); the run was stopped";
-    if (WEXITSTATUS(status) == 0)
-        return who + " exited with status 0 before the run ended (exit() called on a core?); the run was stopped";
-    return who + " exited with status " + std::to_string(WEXITSTATUS(status)) + "; the run was stopped";
+        what = " was killed by signal " + std::to_string(WTERMSIG(status)) + " (" + ::strsignal(WTERMSIG(status)) + ")";
+    else if (WEXITSTATUS(status) == 0)
+        what = " exited with status 0 before the run ended (exit() called on a core?)";
+    else
+        what = " exited with status " + std::to_string(WEXITSTATUS(status));
+    return who + what + "; " + messages_waiting_for(s, id) + " for it; the run was stopped";
 }
 
 /// Body of a forked core: never returns into the caller's code (no atexit
@@ -127,17 +129,24 @@ void launch_processes(shared_state& s, void (*entry)(Endpoint&, void*), void* ar
                 if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
                     s.records[id].finished.load(std::memory_order_acquire) != 0)
                     continue;
-                fail(describe_exit(id, pid, status));
+                fail(describe_exit(s, id, pid, status));
             }
             if (core0_done.load(std::memory_order_relaxed)) live.retire(0);
             if (const auto now = liveness_watch::clock::now(); timeout.count() > 0 && now >= next_check) {
                 next_check = now + live.period();
                 if (auto v = live.check(now); v && !s.failed.load(std::memory_order_relaxed)) {
-                    if (v->core == 0) abort_with("tacomesh::posix: core 0 (the launching process) " + v->cause +
-                                                 "; core 0 runs the caller's thread, which cannot be unwound "
-                                                 "from outside: aborting");
-                    fail("tacomesh::posix: core " + std::to_string(v->core) + " (process " +
-                         std::to_string(pids[v->core]) + ") " + v->cause + "; the run was stopped");
+                    const std::string who = "tacomesh::posix: core " + std::to_string(v->core) +
+                                            (v->core == 0 ? " (the launching process) "
+                                                          : " (process " + std::to_string(pids[v->core]) + ") ");
+                    if (s.cfg.unresponsive_response() == unresponsive_core::warn) {
+                        warn_unresponsive(who + v->cause);
+                        live.excuse(v->core);
+                    } else if (v->core == 0) {
+                        abort_with(who + v->cause +
+                                   "; core 0 runs the caller's thread, which cannot be unwound from outside: aborting");
+                    } else {
+                        fail(who + v->cause + "; the run was stopped");
+                    }
                 }
             }
             if (alive > 0)

@@ -55,6 +55,12 @@ struct run_report {
     bool oversubscribed = false;   ///< more cores than CPUs available to the process
 };
 
+/// What the liveness watch does with a core that stopped answering.
+enum class unresponsive_core {
+    end_run, ///< process mode: kill it, taco::run throws core_failure; thread mode: abort with the report
+    warn,    ///< report it on stderr (once until it answers again), and go on waiting
+};
+
 struct platform;
 
 struct config {
@@ -78,18 +84,24 @@ struct config {
     std::size_t cached_bytes = std::size_t(1) << 30;
     std::size_t private_bytes = std::size_t(16) << 20;
     /// A core that keeps messages waiting this long without taking any, or
-    /// stays stopped (SIGSTOP, a debugger) this long, has failed: the run
-    /// ends with a core_failure naming it and what waited for it. Unset: 10 s
-    /// in process mode, off in thread mode (where a thread that stopped
-    /// answering cannot be unwound: the process aborts with the report).
-    /// Zero: off.
+    /// stays stopped (SIGSTOP, a debugger) this long, is reported, naming
+    /// what waited for it. Unset: 10 s. Zero: no watch. A core that computes
+    /// for longer while messages wait for it should call taco::poll() now
+    /// and then (or the timeout be raised).
     std::optional<std::chrono::milliseconds> liveness_timeout{};
+    /// What the report does. Unset: end_run in process mode (a core_failure
+    /// from taco::run, the core killed); warn in thread mode, where ending
+    /// the run means aborting the process (a thread cannot be unwound from
+    /// outside), too much for a default that cannot tell a hang from a long
+    /// computation.
+    std::optional<unresponsive_core> on_unresponsive{};
 
-    static constexpr std::chrono::milliseconds default_process_liveness{10'000};
+    static constexpr std::chrono::milliseconds default_liveness{10'000};
     /// The timeout in force for this configuration (zero: no watch).
-    std::chrono::milliseconds liveness() const noexcept {
-        if (liveness_timeout) return *liveness_timeout;
-        return mode == execution_mode::processes ? default_process_liveness : std::chrono::milliseconds(0);
+    std::chrono::milliseconds liveness() const noexcept { return liveness_timeout.value_or(default_liveness); }
+    unresponsive_core unresponsive_response() const noexcept {
+        return on_unresponsive.value_or(mode == execution_mode::processes ? unresponsive_core::end_run
+                                                                          : unresponsive_core::warn);
     }
 };
 
