@@ -351,3 +351,18 @@ TEST_CASE("debug checks: the quarantine of deleted objects is bounded, and what 
         CHECK_NOTHROW(r.check_alive(&r));
     }); // the rest is freed with the registry (ASan reports a leak otherwise)
 }
+
+namespace {
+struct own_allocator {
+    static void* operator new(std::size_t n) { return ::operator new(n); }
+    static void operator delete(void* p) { ::operator delete(p); }
+    static void operator delete(void* p, std::size_t) { ::operator delete(p); }
+    long v = 0;
+};
+struct polymorphic {
+    virtual ~polymorphic() = default;
+};
+} // namespace
+static_assert(taco::detail::quarantinable_v<counter>);
+static_assert(!taco::detail::quarantinable_v<own_allocator>); // overloaded: &T::operator delete is ambiguous
+static_assert(!taco::detail::quarantinable_v<polymorphic>);

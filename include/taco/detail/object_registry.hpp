@@ -46,11 +46,13 @@ struct generation_access {
     }
 };
 
-/// Quarantine memory: T's storage can be released apart from its destructor
-/// (no class-specific operator delete, not reached through a polymorphic base).
+/// Quarantine memory: T's storage came from the global operator new and can
+/// be released apart from its destructor (not a class-specific allocator, not
+/// reached through a polymorphic base).
 template <class T>
-inline constexpr bool quarantinable_v = !std::is_polymorphic_v<T> && !requires { &T::operator delete; } &&
-                                        alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+inline constexpr bool quarantinable_v =
+    !std::is_polymorphic_v<T> && alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__ &&
+    !requires { T::operator new(std::size_t(1)); } && !requires(void* p) { T::operator delete(p); };
 
 class object_registry {
 public:
