@@ -107,7 +107,7 @@ private:
         held_.pop_front();
         deleted_.erase(h.p);
         bytes_ -= h.bytes;
-        ::operator delete(h.p, h.bytes);
+        ::operator delete(h.p); // unsized: clang does not declare the sized form without -fsized-deallocation
     }
     // Key facts first: a remote error keeps error_info::text_capacity characters.
     [[noreturn]] static void refuse(const char* what, const void* p) {
