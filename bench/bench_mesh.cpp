@@ -371,6 +371,67 @@ void broadcast_overlap(benchmark::State& state, std::size_t bytes) {
     if (wrong) bench::fail(state, "broadcast_overlap: wrong round-trip result");
 }
 
+// ---- e. one changed value of a large chunked map, vs a 4 KB object ---------------------
+
+int change_pairs() { return smoke() ? 2 : 60; }
+double change_batch_ns() { return smoke() ? 2e4 : 5e5; }
+std::size_t change_map_bytes() { return smoke() ? std::size_t(256) << 10 : std::size_t(4) << 20; }
+
+template <mesh::map_memory M>
+constexpr const char* variant_name() {
+    return M == mesh::map_memory::dcm ? "dcm" : M == mesh::map_memory::ncm ? "ncm" : "wt";
+}
+
+template <class Map>
+std::uint64_t value_at(mesh::sharing_ptr<Map> m, std::uint32_t k) {
+    return mesh::read(m).get(k);
+}
+
+template <class C, mesh::map_memory M>
+void one_change(benchmark::State& state) {
+    using map = mesh::chunked_map<std::uint32_t, std::uint64_t, M>;
+    posix::run_report report;
+    const posix::config cfg{.cores = 2, .idle = posix::idle_policy::poll, .report = &report,
+                            .mode = posix::execution_mode::processes};
+    bench::paired_series series;
+    std::size_t base_batch = 0, ours_batch = 0;
+    const std::size_t values = change_map_bytes() / sizeof(std::uint64_t);
+    bool wrong = false;
+    taco::run(cfg, [&] {
+        auto small = mesh::make_shared_object<array_object, C>(std::size_t(4096));
+        auto m = mesh::make_shared_object<map, C>(values, std::uint64_t(0));
+        std::uint32_t step = 0;
+        const auto base_op = [&] {
+            std::uint8_t want;
+            {
+                auto w = mesh::write(small);
+                want = ++w->data[0];
+            }
+            wrong |= taco::sync(taco::core_id(1), &first_byte<array_object>, small) != want;
+        };
+        const auto ours_op = [&] {
+            const auto k = std::uint32_t((std::uint64_t(++step) * 7919) % values); // a different chunk each time
+            mesh::write(m).set(k, step);
+            wrong |= taco::sync(taco::core_id(1), &value_at<map>, m, k) != step;
+        };
+        base_batch = bench::calibrate(base_op, change_batch_ns());
+        ours_batch = bench::calibrate(ours_op, change_batch_ns());
+        event_delta ev;
+        ev.start();
+        for (auto _ : state)
+            series.run_pair(state, [&] { return time_batch(base_batch, base_op); },
+                            [&] { return time_batch(ours_batch, ours_op); });
+        mesh::destroy_shared_object(m);
+        mesh::destroy_shared_object(small);
+    });
+    series.report_latency(state, report.oversubscribed);
+    state.counters["map_bytes"] = double(values * sizeof(std::uint64_t));
+    state.counters["target_ratio"] = 2.0;
+    state.counters["batch_base"] = double(base_batch);
+    state.counters["batch_ours"] = double(ours_batch);
+    if (wrong) bench::fail(state, "one_change: core 1 did not read the value just written");
+}
+
 // ---- registration ---------------------------------------------------------------------
 
 constexpr posix::execution_mode modes[] = {posix::execution_mode::threads, posix::execution_mode::processes};
@@ -391,6 +452,23 @@ void register_controller(posix::execution_mode mode) {
             ->Unit(benchmark::kNanosecond);
 }
 
+template <class C, mesh::map_memory M>
+void register_one_change_of() {
+    benchmark::RegisterBenchmark(("one_change/processes/" + std::string(C::name) + "/" + variant_name<M>() +
+                                  "/bytes:" + std::to_string(change_map_bytes()))
+                                     .c_str(),
+                                 one_change<C, M>)
+        ->Iterations(change_pairs())
+        ->UseManualTime()
+        ->Unit(benchmark::kNanosecond);
+}
+template <class C>
+void register_one_change() {
+    register_one_change_of<C, mesh::map_memory::dcm>();
+    register_one_change_of<C, mesh::map_memory::ncm>();
+    register_one_change_of<C, mesh::map_memory::wt>();
+}
+
 void register_all() {
     for (auto mode : modes) {
         register_controller<ctl::noop>(mode);
@@ -407,6 +485,9 @@ void register_all() {
                 ->UseManualTime()
                 ->Unit(benchmark::kNanosecond);
         }
+    register_one_change<ctl::broadcast>();
+    register_one_change<ctl::overlapped_broadcast>();
+    register_one_change<ctl::timestamp>();
     for (std::size_t bytes : overlap_sizes)
         benchmark::RegisterBenchmark(("broadcast_overlap/processes/bytes:" + std::to_string(bytes)).c_str(),
                                      broadcast_overlap, bytes)

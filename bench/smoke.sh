@@ -116,6 +116,7 @@ for m in ("threads", "processes"):
     want += [f"writer_release/{m}/{c}/bytes:{n}" for c in ctls for n in (64, 4096, 65536, 1048576)]
     want += [f"broadcast_release/{m}/cores:{n}" for n in (2, 4, 8, 16)]
 want += [f"broadcast_overlap/processes/bytes:{n}" for n in (65536, 1048576)]
+want += [f"one_change/processes/{c}/{v}/bytes:262144" for c in ctls[1:] for v in ("dcm", "ncm", "wt")]
 missing = [w for w in want if not any(n == w or n.startswith(w + "/") for n in names)]
 errors = [b["name"] for b in bench if b.get("error_occurred")]
 bad = [b["name"] for b in bench if "ratio_median" in b and not b["ratio_median"] > 0]

@@ -39,9 +39,14 @@ public:
     /// view refreshed after seeing it is at least that new.
     std::uint64_t version() const noexcept { return cb_.version.load(std::memory_order_acquire) & ~std::uint64_t(1); }
 
+    /// "This core's view holds nothing yet": refresh everything.
+    static constexpr std::uint64_t nothing_seen = ~std::uint64_t(0);
+
     /// Refresh this core's view of the object (and its SharingAware extra
-    /// ranges) from memory, torn-free; returns the version it copied.
-    std::uint64_t refresh();
+    /// ranges) from memory, torn-free; returns the version it copied. With
+    /// the version this core's view was last refreshed at (or published),
+    /// an object that tracks its changes refreshes only what changed since.
+    std::uint64_t refresh(std::uint64_t seen = nothing_seen);
 
     /// Publish this core's view to memory. `during()` runs once the write-back
     /// has begun (version odd: readers that look now wait for it to end), so
@@ -68,20 +73,42 @@ public:
     /// Whether the platform's hardware keeps cached memory coherent.
     static bool coherent() { return detail::memory().coherent(); }
 
+    /// The object's own bytes and every extra range.
     template <class F>
     void for_each_range(F&& f) const {
         f(static_cast<const void*>(cb_.object), cb_.bytes);
-        if (cb_.extra_ranges)
-            cb_.extra_ranges(cb_.object, {&f, +[](void* c, const void* p, std::size_t n) { (*static_cast<F*>(c))(p, n); }});
+        if (cb_.type->extra_ranges) cb_.type->extra_ranges(cb_.object, visitor(f));
     }
 
 private:
+    template <class F>
+    static detail::range_visitor visitor(F& f) {
+        return {&f, +[](void* c, const void* p, std::size_t n) { (*static_cast<F*>(c))(p, n); }};
+    }
+    /// What a refresh after `seen` must copy: the object's own bytes, and
+    /// of the extra ranges those written back since (all, untracked).
+    template <class F>
+    void for_each_changed_since(std::uint64_t seen, F&& f) const {
+        if (seen == nothing_seen || !cb_.type->changed_since) return for_each_range(f);
+        f(static_cast<const void*>(cb_.object), cb_.bytes);
+        cb_.type->changed_since(cb_.object, seen, visitor(f));
+    }
+    /// What a write-back at `version` must copy.
+    template <class F>
+    void for_each_to_publish(std::uint64_t version, F&& f) {
+        if (!cb_.type->take_changes) return for_each_range(f);
+        // The changes first: taking them changes the object's own bytes
+        // (its list of changed chunks), which must go out cleared.
+        cb_.type->take_changes(cb_.object, version, visitor(f));
+        f(static_cast<const void*>(cb_.object), cb_.bytes);
+    }
+
     detail::control_block& cb_;
 };
 
 // Seqlock reader (see control_block::version). The object is copied first
 // and checked, so the extra ranges are read from a consistent object.
-inline std::uint64_t controlled_object::refresh() {
+inline std::uint64_t controlled_object::refresh(std::uint64_t seen) {
     auto& port = detail::memory();
     std::size_t bytes = 0;
     for (;;) {
@@ -91,7 +118,7 @@ inline std::uint64_t controlled_object::refresh() {
             continue;
         }
         bytes = 0;
-        for_each_range([&](const void* p, std::size_t n) {
+        for_each_changed_since(seen, [&](const void* p, std::size_t n) {
             port.invalidate(p, n);
             bytes += n;
         });
@@ -112,7 +139,7 @@ std::uint64_t controlled_object::publish(During&& during) {
     during();
     auto& port = detail::memory();
     std::size_t bytes = 0;
-    for_each_range([&](const void* p, std::size_t n) {
+    for_each_to_publish(odd + 1, [&](const void* p, std::size_t n) {
         port.write_back(p, n);
         bytes += n;
     });

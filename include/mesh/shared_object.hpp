@@ -33,9 +33,23 @@ namespace mesh {
 namespace detail {
 
 template <class T>
-void extra_ranges_of(const void* object, range_visitor visit) {
-    static_cast<const T*>(object)->extra_ranges(visit);
-}
+struct type_ops_of {
+    static constexpr type_ops make() {
+        type_ops t{+[](void* p) { static_cast<T*>(p)->~T(); }, nullptr, nullptr, nullptr};
+        if constexpr (has_extra_ranges<T>)
+            t.extra_ranges = +[](const void* p, range_visitor visit) { static_cast<const T*>(p)->extra_ranges(visit); };
+        if constexpr (tracks_changes<T>) {
+            t.changed_since = +[](const void* p, std::uint64_t version, range_visitor visit) {
+                static_cast<const T*>(p)->changed_since(version, visit);
+            };
+            t.take_changes = +[](void* p, std::uint64_t version, range_visitor visit) {
+                static_cast<T*>(p)->take_changes(version, visit);
+            };
+        }
+        return t;
+    }
+    static constexpr type_ops table = make();
+};
 
 /// make_shared_object, on every core: bring this core's view of the new
 /// object up to date and initialise this core's controller state.
@@ -119,7 +133,7 @@ sharing_ptr<T> make_shared_object(Args&&... args) {
                   "mesh::make_shared_object: T is not trivially copyable, so it may own memory outside its "
                   "own bytes (a std::vector or std::string member: its heap buffer is private to the core "
                   "that allocated it, and other cores would read garbage). Keep the data in the object "
-                  "(fixed-size arrays), derive from mesh::sharing_aware<T> and list the memory it owns "
+                  "(fixed-size arrays) or in a mesh::chunked_map (a growable array in shared memory), derive from mesh::sharing_aware<T> and list the memory it owns "
                   "(allocated with mesh::allocate) in extra_ranges, or, if every byte it refers to is "
                   "shared already, opt in: template <> inline constexpr bool mesh::enable_sharing<T> = true;");
     static_assert(!std::is_base_of_v<sharing_aware<T>, T> || has_extra_ranges<T>,
@@ -136,8 +150,7 @@ sharing_ptr<T> make_shared_object(Args&&... args) {
     cb->object = g.object;
     cb->bytes = sizeof(T);
     cb->state = g.state;
-    cb->destroy = +[](void* p) { static_cast<T*>(p)->~T(); };
-    if constexpr (has_extra_ranges<T>) cb->extra_ranges = &detail::extra_ranges_of<T>;
+    cb->type = &detail::type_ops_of<T>::table;
 
     detail::control_block* const outer = std::exchange(detail::constructing, cb);
     T* object;
@@ -170,7 +183,7 @@ void destroy_shared_object(sharing_ptr<T>& p) {
                                 "of its sharing_ptr?)");
     {
         writer<T> w(p); // acquire: the current state, and the debug single-writer check
-        cb->destroy(cb->object);
+        cb->type->destroy(cb->object);
         // the writer's release would write the destroyed bytes back: skip it (not modified)
     }
     void* object = cb->object;

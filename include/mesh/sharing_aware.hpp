@@ -15,6 +15,7 @@
 // register with others, e.g. mappings as observers of their index space;
 // it is available from the constructor on.
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include <mesh/detail/control_block.hpp>
@@ -48,6 +49,25 @@ private:
 /// Objects that list extra ranges for their controller.
 template <class T>
 concept has_extra_ranges = requires(const T& t, void (*visit)(const void*, std::size_t)) { t.extra_ranges(visit); };
+
+/// Objects that track their changes, so that a release writes back, and a
+/// reader's acquire refreshes, only what changed (besides the object's own
+/// bytes, which always go):
+///
+///   template <class Visit> void changed_since(std::uint64_t version, Visit&& visit) const;
+///       visit(pointer, bytes) for each extra range written back after `version`
+///   template <class Visit> void take_changes(std::uint64_t version, Visit&& visit);
+///       visit each extra range changed since the last release; they count as
+///       written back at `version` from now on
+///
+/// Versions are even and grow; a version recorded while a write is under way
+/// may be odd (see change_stamps, which implements both for chunked storage).
+template <class T>
+concept tracks_changes =
+    has_extra_ranges<T> && requires(const T& t, T& m, std::uint64_t v, void (*visit)(const void*, std::size_t)) {
+        t.changed_since(v, visit);
+        m.take_changes(v, visit);
+    };
 
 /// Specialise as true for a type that is not trivially copyable but whose
 /// every byte, and everything it points to, is shared memory already (a

@@ -16,23 +16,27 @@ struct broadcast {
     static constexpr const char* name = "broadcast";
     struct state {
         std::uint32_t valid; // this core's view is known to be current
+        std::uint64_t seen;  // the version it was refreshed at: tracked objects refresh what changed since
     };
 
     /// Remote side: another core released a modified object.
     static void on_notify(state& s) noexcept { s.valid = 0; }
 
-    static void adopt(controlled_object&, state& s, std::uint64_t) noexcept { s.valid = 1; }
+    static void adopt(controlled_object&, state& s, std::uint64_t version) noexcept {
+        s.valid = 1;
+        s.seen = version;
+    }
     static void acquire_read(controlled_object& o, state& s) {
         if (s.valid) [[likely]] return;
-        o.refresh();
+        s.seen = o.refresh(s.seen);
         s.valid = 1;
     }
     static void release_read(controlled_object&, state&) noexcept {}
     static void acquire_write(controlled_object& o, state& s) { acquire_read(o, s); }
-    static void release_write(controlled_object& o, state&, bool modified) {
+    static void release_write(controlled_object& o, state& s, bool modified) {
         if (!modified) return;
         taco::future<void> done;
-        o.publish([&] { o.notify_others<&on_notify>(done); });
+        s.seen = o.publish([&] { o.notify_others<&on_notify>(done); });
         done.get();
     }
 };

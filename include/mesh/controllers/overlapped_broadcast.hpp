@@ -24,16 +24,20 @@ struct overlapped_broadcast {
     struct state {
         std::uint32_t valid;             // this core's view is known to be current
         taco::future<void>* broadcast;   // on the writer's core while it writes
+        std::uint64_t seen;              // the version it was refreshed at (tracked objects)
     };
 
     /// Remote side: another core acquired the object for writing.
     static void on_notify(state& s) noexcept { s.valid = 0; }
 
-    static void adopt(controlled_object&, state& s, std::uint64_t) noexcept { s.valid = 1; }
+    static void adopt(controlled_object&, state& s, std::uint64_t version) noexcept {
+        s.valid = 1;
+        s.seen = version;
+    }
     static void acquire_read(controlled_object& o, state& s) {
         if (s.valid) [[likely]] return;
         const bool writing = o.write_pending(); // before the copy: see the comment at the top
-        o.refresh();
+        s.seen = o.refresh(s.seen);
         s.valid = !writing;
     }
     static void release_read(controlled_object&, state&) noexcept {}
@@ -44,7 +48,7 @@ struct overlapped_broadcast {
         o.notify_others<&on_notify>(*s.broadcast);
     }
     static void release_write(controlled_object& o, state& s, bool modified) {
-        if (modified) o.publish();
+        if (modified) s.seen = o.publish();
         o.end_pending_write();
         const std::unique_ptr<taco::future<void>> b(std::exchange(s.broadcast, nullptr));
         b->get(); // usually done already: it started at acquire

@@ -19,6 +19,22 @@ struct range_visitor {
     void operator()(const void* p, std::size_t bytes) const { visit(context, p, bytes); }
 };
 
+/// What the controllers need of the object's type, erased: its destructor,
+/// and for SharingAware objects the memory it owns beyond its own bytes
+/// (extra_ranges) and, for those that track their changes (sharing_aware.hpp,
+/// "write-back of only what changed"), the part of it that changed.
+struct type_ops {
+    void (*destroy)(void* object);
+    /// All extra ranges; nullptr: none.
+    void (*extra_ranges)(const void* object, range_visitor);
+    /// The extra ranges written back after `version` (a reader's refresh);
+    /// nullptr: the object does not track its changes.
+    void (*changed_since)(const void* object, std::uint64_t version, range_visitor);
+    /// The extra ranges changed since the last write-back, which from now on
+    /// count as written back at `version` (the writer's publish).
+    void (*take_changes)(void* object, std::uint64_t version, range_visitor);
+};
+
 /// A controller's consistency events, erased so that sharing_ptr<T> does not
 /// name its controller (the controller is chosen when the object is made,
 /// so benchmarks and applications can swap it at run time). One indirect
@@ -40,8 +56,7 @@ struct alignas(64) control_block {
     void* object;
     std::size_t bytes;
     void* state; ///< core-private logical address of the controller's per-core state
-    void (*extra_ranges)(const void* object, range_visitor); ///< SharingAware objects, else nullptr
-    void (*destroy)(void* object);
+    const type_ops* type;
     /// Seqlock over the object's memory: odd while a write-back copies, and
     /// version / 2 counts the write-backs (the Timestamp controller's
     /// generation counter, MESH paper section III.B). A reader's copy is

@@ -1,0 +1,132 @@
+#pragma once
+// Write-back of only what changed, for objects whose extra memory is split
+// in chunks (chunked maps, shared containers): one stamp per chunk, in
+// non-cached memory, holding the version at which the chunk was last written
+// back. A reader whose view was current at version v refreshes the chunks
+// stamped after v; a writer's release writes back the chunks it touched and
+// stamps them. Changing one element of a 4 MiB map then moves one 4 KB chunk
+// each way instead of the whole map (the MESH paper's chunked maps keep
+// flushes small the same way, by memory mode instead of by stamp).
+//
+// A reader would still look at every stamp; a second level of stamps, one per
+// group of 64 chunks holding the newest stamp in the group, lets it skip
+// groups nothing changed in (a 4 MiB map: 16 group stamps, then 64 chunk
+// stamps per changed group, instead of 1024).
+//
+// Protocol with the controllers' seqlock (controller.hpp): stamps are
+// written only by the single writer. touch() marks a chunk while the writer
+// works by setting the stamp's low bit (versions are even); a reader that
+// sees the mark refreshes that chunk from memory, which still holds the
+// last published data: an extra copy, never a stale one. take_changes()
+// stores the new version during the write-back (the version is odd then, so
+// a reader that read stamps meanwhile retries).
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include <mesh/memory.hpp>
+
+namespace mesh {
+
+class change_stamps {
+public:
+    /// Chunks the writer lists as it touches them; beyond, take_changes scans all stamps.
+    static constexpr std::size_t listed = 30;
+
+    change_stamps() = default;
+    change_stamps(const change_stamps&) = delete;
+    change_stamps& operator=(const change_stamps&) = delete;
+
+    std::size_t chunks() const noexcept { return chunks_; }
+
+    /// Grow to `chunks` stamps; the new chunks count as touched (a new
+    /// chunk is written back with the release that made it).
+    void grow(std::size_t chunks) {
+        if (chunks <= chunks_) return;
+        const std::size_t groups = groups_for(chunks);
+        auto* fresh = static_cast<std::atomic<std::uint64_t>*>(
+            allocate((groups + chunks) * sizeof(std::uint64_t), memory_mode::non_cached, alignof(std::uint64_t)));
+        std::atomic<std::uint64_t>* fresh_chunks = fresh + groups;
+        for (std::size_t g = 0; g < groups; ++g)
+            ::new (&fresh[g]) std::atomic<std::uint64_t>(g < groups_ ? load(group_stamp(g)) : 0);
+        for (std::size_t i = 0; i < chunks; ++i)
+            ::new (&fresh_chunks[i]) std::atomic<std::uint64_t>(i < chunks_ ? load(chunk_stamp(i)) : 1);
+        if (stamps_) deallocate(stamps_, memory_mode::non_cached);
+        stamps_ = fresh;
+        const std::size_t old = std::exchange(chunks_, chunks);
+        groups_ = groups;
+        for (std::size_t i = old; i < chunks; ++i) list(i);
+    }
+    /// Frees the stamps (the owner's destructor).
+    void release() {
+        if (stamps_) deallocate(stamps_, memory_mode::non_cached);
+        stamps_ = nullptr;
+        chunks_ = groups_ = touched_ = 0;
+    }
+
+    /// The writer is changing chunk i.
+    void touch(std::size_t i) noexcept {
+        std::atomic<std::uint64_t>& s = chunk_stamp(i);
+        const std::uint64_t v = load(s);
+        if (v & 1) return; // marked already
+        s.store(v | 1, std::memory_order_relaxed);
+        list(i);
+    }
+
+    /// visit(i) for each chunk written back after `version` (or, marked,
+    /// being written, where its group says so).
+    template <class Visit>
+    void changed_since(std::uint64_t version, Visit&& visit) const {
+        for (std::size_t g = 0; g < groups_; ++g) {
+            if (load(group_stamp(g)) <= version) continue;
+            const std::size_t end = std::min(chunks_, (g + 1) * group);
+            for (std::size_t i = g * group; i < end; ++i)
+                if (load(chunk_stamp(i)) > version) visit(i);
+        }
+    }
+
+    /// visit(i) for each touched chunk, now stamped `version` (and its group).
+    template <class Visit>
+    void take_changes(std::uint64_t version, Visit&& visit) {
+        auto take = [&](std::size_t i) {
+            std::atomic<std::uint64_t>& s = chunk_stamp(i);
+            if (!(load(s) & 1)) return; // listed twice (a grow after a touch)
+            s.store(version, std::memory_order_relaxed);
+            group_stamp(i / group).store(version, std::memory_order_relaxed);
+            visit(i);
+        };
+        if (touched_ <= listed) {
+            for (std::size_t k = 0; k < touched_; ++k) take(touched_list_[k]);
+        } else {
+            for (std::size_t i = 0; i < chunks_; ++i) take(i);
+        }
+        touched_ = 0;
+    }
+
+    /// The stamps' memory (non-cached: needs no refresh or write-back).
+    std::size_t bytes() const noexcept { return (groups_ + chunks_) * sizeof(std::uint64_t); }
+
+private:
+    static constexpr std::size_t group = 64;
+    static std::size_t groups_for(std::size_t chunks) noexcept { return (chunks + group - 1) / group; }
+    static std::uint64_t load(const std::atomic<std::uint64_t>& s) noexcept {
+        return s.load(std::memory_order_relaxed);
+    }
+    std::atomic<std::uint64_t>& group_stamp(std::size_t g) const noexcept { return stamps_[g]; }
+    std::atomic<std::uint64_t>& chunk_stamp(std::size_t i) const noexcept { return stamps_[groups_ + i]; }
+
+    void list(std::size_t i) noexcept {
+        if (touched_ < listed) touched_list_[touched_] = std::uint32_t(i);
+        if (touched_ <= listed) ++touched_;
+    }
+
+    std::atomic<std::uint64_t>* stamps_ = nullptr; ///< groups_ group stamps, then chunks_ chunk stamps
+    std::size_t chunks_ = 0;
+    std::size_t groups_ = 0;
+    std::size_t touched_ = 0; ///< listed + 1: more than the list holds
+    std::uint32_t touched_list_[listed]{};
+};
+
+} // namespace mesh

@@ -1,0 +1,216 @@
+#pragma once
+// ChunkedMap (MESH paper, section III.C): a mapping from indices 0..size()-1
+// to values, its data in 4 KB chunks reached through a small lookup table,
+// so it grows by adding chunks without moving data. A shared object; the
+// lookup table is cached memory like the object, the chunks are in the
+// memory mode of the variant (the paper's three):
+//
+//   dcm  chunks cached: a writer's release writes back the chunks it
+//        changed, a reader's acquire refreshes the chunks changed since its
+//        view was current (change stamps, change_stamps.hpp), so changing
+//        one value of a 4 MiB map moves one 4 KB chunk each way;
+//   ncm  chunks not cached: every access goes to shared memory, so values
+//        need no consistency events at all (writes are seen at once, also
+//        by readers holding a proxy); only growth is released;
+//   wt   chunks write-through: each set reaches shared memory at once (the
+//        SCC's MPBT+WT mode; emulated in process mode by a write-back of
+//        the value), but readers' views may be stale, so a release stamps
+//        the chunks it changed without writing them back, and readers
+//        refresh those. As with ncm, a reader may see a writer's values
+//        before its release (never a torn value: a set is one copy).
+//
+//   auto m = mesh::make_shared_object<mesh::chunked_map<std::uint32_t, double>>(n);
+//   { auto w = mesh::write(m); w.set(7, 1.5); w.grow_to(2 * n); }
+//   double x = mesh::read(m).get(7);
+//
+// Access goes through the map's own proxies (the paper's specialised
+// proxies): mesh::read gives a reader_proxy (get, size), mesh::write a
+// writer_proxy that also sets values and grows, and records which chunks it
+// changed; the ncm and wt proxies skip the events their memory does not need.
+#include <algorithm>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include <mesh/change_stamps.hpp>
+#include <mesh/memory.hpp>
+#include <mesh/proxy.hpp>
+#include <mesh/sharing_aware.hpp>
+
+namespace mesh {
+
+/// Where a chunked map keeps its chunks (the MESH paper's map variants).
+enum class map_memory { dcm, ncm, wt };
+
+template <std::unsigned_integral K, class V, map_memory Memory = map_memory::dcm>
+class chunked_map : public sharing_aware<chunked_map<K, V, Memory>> {
+    static_assert(std::is_trivially_copyable_v<V>,
+                  "mesh::chunked_map: values are copied between cores' views byte by byte, so V must be "
+                  "trivially copyable (for strings or vectors per index, keep a chunked_map of offsets into "
+                  "another chunked_map)");
+
+public:
+    using key_type = K;
+    using value_type = V;
+    static constexpr std::size_t chunk_bytes = 4096;
+    static_assert(sizeof(V) <= chunk_bytes, "mesh::chunked_map: a value larger than a chunk (4 KB)");
+    static constexpr std::size_t per_chunk = chunk_bytes / sizeof(V);
+    static constexpr map_memory memory = Memory;
+
+    /// n values, each `init`; growth fills new indices with `init` too.
+    explicit chunked_map(std::size_t n = 0, const V& init = V{}) : fill_(init) { grow_to(n, init); }
+    ~chunked_map() {
+        for (std::size_t c = 0; c < chunks_; ++c) deallocate(lookup_[c], chunk_memory);
+        if (lookup_) deallocate(lookup_);
+        stamps_.release();
+    }
+    chunked_map(const chunked_map&) = delete;
+    chunked_map& operator=(const chunked_map&) = delete;
+
+    std::size_t size() const noexcept { return size_; }
+    /// Values it holds without adding a chunk.
+    std::size_t capacity() const noexcept { return chunks_ * per_chunk; }
+    const V& get(K k) const {
+        check(k);
+        return lookup_[k / per_chunk][k % per_chunk];
+    }
+    const V& operator[](K k) const { return get(k); }
+
+    // SharingAware: the lookup table and the chunks; stamp 0 is the lookup
+    // table's, stamp c + 1 chunk c's.
+    template <class Visit>
+    void extra_ranges(Visit&& visit) const {
+        if (!lookup_) return;
+        visit(lookup_, lookup_capacity_ * sizeof(V*));
+        if constexpr (Memory != map_memory::ncm)
+            for (std::size_t c = 0; c < chunks_; ++c) visit(lookup_[c], chunk_bytes);
+    }
+    template <class Visit>
+    void changed_since(std::uint64_t version, Visit&& visit) const {
+        stamps_.changed_since(version, [&](std::size_t s) { visit_stamped(s, visit); });
+    }
+    template <class Visit>
+    void take_changes(std::uint64_t version, Visit&& visit) {
+        stamps_.take_changes(version, [&](std::size_t s) {
+            // wt: the values went through at each set; a new chunk's still go.
+            if (Memory != map_memory::wt || s == 0 || !written_through(s - 1)) visit_stamped(s, visit);
+        });
+        through_from_ = chunks_;
+    }
+
+    /// Write access: get, set, ref and growth; records the chunks it changes.
+    class writer_proxy {
+    public:
+        explicit writer_proxy(const sharing_ptr<chunked_map>& p) : w_(p) {}
+        std::size_t size() const noexcept { return w_.peek().size(); }
+        const V& get(K k) const { return w_.peek().get(k); }
+        void set(K k, const V& v) {
+            if constexpr (Memory == map_memory::dcm) {
+                ref(k) = v;
+            } else {
+                // No write-back at release: ncm values are in shared memory,
+                // wt values are written through now (and, on this core, the
+                // view keeps them). Only wt readers need telling (a stamp).
+                chunked_map& m = Memory == map_memory::ncm ? const_cast<chunked_map&>(w_.peek()) : *w_;
+                m.check(k);
+                V* p = &m.lookup_[k / per_chunk][k % per_chunk];
+                *p = v;
+                if constexpr (Memory == map_memory::wt) {
+                    m.stamps_.touch(1 + k / per_chunk);
+                    mesh::write_back(p, sizeof(V));
+                }
+            }
+        }
+        /// The value at k, to change in place (dcm only: the other variants
+        /// must see each write, so use set).
+        V& ref(K k)
+            requires(Memory == map_memory::dcm)
+        {
+            chunked_map& m = *w_;
+            m.check(k);
+            m.stamps_.touch(1 + k / per_chunk);
+            return m.lookup_[k / per_chunk][k % per_chunk];
+        }
+        /// Grow to n values (new ones the map's fill value, or `init`);
+        /// existing values do not move.
+        void grow_to(std::size_t n) { w_->grow_to(n, w_.peek().fill_); }
+        void grow_to(std::size_t n, const V& init) { w_->grow_to(n, init); }
+        /// Release now, reporting a failed release (see mesh::writer::release).
+        void release() { w_.release(); }
+
+    private:
+        writer<chunked_map> w_;
+    };
+
+    /// Read access (const): get and size.
+    class reader_proxy {
+    public:
+        explicit reader_proxy(const sharing_ptr<chunked_map>& p) : r_(p) {}
+        std::size_t size() const noexcept { return r_->size(); }
+        const V& get(K k) const { return r_->get(k); }
+        const V& operator[](K k) const { return r_->get(k); }
+
+    private:
+        reader<chunked_map> r_;
+    };
+
+private:
+    void check(K k) const {
+        if (std::size_t(k) >= size_) [[unlikely]]
+            throw std::out_of_range("mesh::chunked_map: index " + std::to_string(k) + " of a map of size " +
+                                    std::to_string(size_));
+    }
+
+    template <class Visit>
+    void visit_stamped(std::size_t s, Visit& visit) const {
+        if (s > 0) {
+            if constexpr (Memory != map_memory::ncm) visit(lookup_[s - 1], chunk_bytes);
+        } else if (lookup_) {
+            visit(lookup_, lookup_capacity_ * sizeof(V*));
+        }
+    }
+    /// wt: chunk c existed at the last release, so its values went through.
+    bool written_through(std::size_t c) const noexcept { return c < through_from_; }
+
+    static constexpr memory_mode chunk_memory = Memory == map_memory::ncm ? memory_mode::non_cached : memory_mode::cached;
+
+    void grow_to(std::size_t n, const V& init) {
+        if (n > std::size_t(std::numeric_limits<K>::max()) + 1)
+            throw std::length_error("mesh::chunked_map: " + std::to_string(n) + " values do not fit its key type");
+        const std::size_t chunks = (n + per_chunk - 1) / per_chunk;
+        if (chunks > lookup_capacity_) {
+            const std::size_t cap = std::max<std::size_t>({chunks, 2 * lookup_capacity_, 8});
+            auto** table = static_cast<V**>(allocate(cap * sizeof(V*)));
+            if (chunks_) std::memcpy(table, lookup_, chunks_ * sizeof(V*));
+            if (lookup_) deallocate(lookup_);
+            lookup_ = table;
+            lookup_capacity_ = cap;
+        }
+        stamps_.grow(1 + chunks); // new chunks count as changed
+        for (std::size_t c = chunks_; c < chunks; ++c)
+            lookup_[c] = static_cast<V*>(allocate(chunk_bytes, chunk_memory));
+        if (chunks != chunks_) stamps_.touch(0); // the lookup table changed
+        chunks_ = chunks;
+        for (std::size_t i = size_; i < n; ++i) {
+            stamps_.touch(1 + i / per_chunk);
+            ::new (&lookup_[i / per_chunk][i % per_chunk]) V(init);
+        }
+        size_ = std::max(size_, n);
+    }
+
+    V** lookup_ = nullptr; ///< cached memory: a view per core, like the chunks
+    std::size_t lookup_capacity_ = 0;
+    std::size_t chunks_ = 0;
+    std::size_t size_ = 0;
+    V fill_;
+    std::size_t through_from_ = 0; ///< wt: chunks made since the last release (their values are only in the view)
+    change_stamps stamps_;
+};
+
+} // namespace mesh

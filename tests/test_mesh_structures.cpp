@@ -1,0 +1,223 @@
+// Index spaces and chunked maps (MESH paper, sections II.B and III.C), and
+// write-back of only what changed: in process mode, where each core's view
+// is private, a release moves the chunks its writer changed and a reader's
+// acquire the chunks changed since its view was current; counted in bytes
+// (mesh::events()).
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "test_support.hpp" // the platform first: it binds itself, then brings in taco and mesh
+
+namespace {
+
+using tacomesh::posix::config;
+using tacomesh::posix::execution_mode;
+namespace ctl = mesh::controllers;
+using map = mesh::chunked_map<std::uint32_t, long>;
+using map_ptr = mesh::sharing_ptr<map>;
+constexpr std::size_t per_chunk = map::per_chunk; // 512 longs
+
+config processes(taco::core_id n) { return {.cores = n, .mode = execution_mode::processes}; }
+
+long read_at(map_ptr m, std::uint32_t k) { return mesh::read(m).get(k); }
+std::size_t size_of(map_ptr m) { return mesh::read(m).size(); }
+mesh::event_counts counts() { return mesh::events(); }
+
+struct moved {
+    std::uint64_t written_back, invalidated;
+};
+/// Bytes a core moved while running f.
+template <class F>
+moved bytes_moved(taco::core_id core, F f) {
+    const auto before = taco::sync(core, &counts);
+    f();
+    const auto after = taco::sync(core, &counts);
+    return {after.written_back_bytes - before.written_back_bytes, after.invalidated_bytes - before.invalidated_bytes};
+}
+
+template <class Map, class C>
+void one_change_moves_one_chunk() {
+    using mem = mesh::map_memory;
+    constexpr mem variant = Map::memory;
+    INFO(C::name << " / " << (variant == mem::dcm ? "dcm" : variant == mem::ncm ? "ncm" : "wt"));
+    using ptr = mesh::sharing_ptr<Map>;
+    auto read = +[](ptr m, std::uint32_t k) { return mesh::read(m).get(k); };
+    auto write = +[](ptr m, std::uint32_t k, long v) { mesh::write(m).set(k, v); };
+    taco::run(processes(3), [&] {
+        auto m = mesh::make_shared_object<Map, C>(64 * per_chunk, 1L); // 64 chunks: 256 KiB
+        REQUIRE(taco::sync(1, read, m, 5u) == 1);                      // core 1's view holds the map
+        REQUIRE(taco::sync(1, read, m, std::uint32_t(40 * per_chunk)) == 1);
+        const moved writer = bytes_moved(2, [&] { taco::sync(2, write, m, std::uint32_t(40 * per_chunk + 3), 7L); });
+        long fresh = 0, untouched = 0;
+        const moved reader = bytes_moved(1, [&] {
+            fresh = taco::sync(1, read, m, std::uint32_t(40 * per_chunk + 3));
+            untouched = taco::sync(1, read, m, 5u);
+        });
+        CHECK(untouched == 1);
+        if constexpr (variant == mem::ncm) {
+            // Values in shared memory: seen at once, with no event at all
+            // (Overlapped Broadcast notifies at every write-acquire, modified
+            // or not, as the paper says: the reader refreshes the map's own
+            // bytes, no chunk).
+            CHECK(fresh == 7);
+            CHECK(writer.written_back == 0);
+            CHECK(reader.invalidated == (std::is_same_v<C, ctl::overlapped_broadcast> ? sizeof(Map) : 0));
+        } else if constexpr (std::is_same_v<C, ctl::noop>) {
+            CHECK(fresh == 1); // no controller: core 1 keeps its stale view (the emulation is real)
+            CHECK(writer.written_back == 0);
+        } else {
+            CHECK(fresh == 7);
+            // dcm: one chunk and the map's own bytes each way, not the 256 KiB;
+            // wt: the value went through at the set, so the release writes
+            // back the map's own bytes only, and readers refresh the chunk.
+            CHECK(writer.written_back == sizeof(Map) + (variant == mem::dcm ? Map::chunk_bytes : 0));
+            CHECK(reader.invalidated == sizeof(Map) + Map::chunk_bytes);
+        }
+        mesh::destroy_shared_object(m);
+    });
+}
+
+template <class Map>
+void every_controller() {
+    one_change_moves_one_chunk<Map, ctl::noop>();
+    one_change_moves_one_chunk<Map, ctl::broadcast>();
+    one_change_moves_one_chunk<Map, ctl::overlapped_broadcast>();
+    one_change_moves_one_chunk<Map, ctl::timestamp>();
+}
+
+} // namespace
+
+TEST_CASE("chunked_map: a changed element is seen by every reader, and only its chunk moves (dcm, ncm, wt x "
+          "every controller)",
+          "[mesh][chunked]") {
+    every_controller<map>();
+    every_controller<mesh::chunked_map<std::uint32_t, long, mesh::map_memory::ncm>>();
+    every_controller<mesh::chunked_map<std::uint32_t, long, mesh::map_memory::wt>>();
+}
+
+TEST_CASE("chunked_map: growth while a reader holds a proxy, seen by the reader at its next acquire",
+          "[mesh][chunked]") {
+    taco::run(processes(3), [] {
+        auto m = mesh::make_shared_object<map, ctl::timestamp>(10, 2L);
+        struct sizes {
+            std::size_t during, after;
+        };
+        const sizes seen = taco::sync(1, [m] {
+            auto r = mesh::read(m); // held while core 2 grows the map
+            taco::sync(2, [m] {
+                auto w = mesh::write(m);
+                w.grow_to(3 * per_chunk + 1, 9L);
+                w.set(std::uint32_t(3 * per_chunk), 11L);
+            });
+            const std::size_t during = r.size();
+            return sizes{during, mesh::read(m).size()};
+        });
+        CHECK(seen.during == 10); // its view is the one it acquired
+        CHECK(seen.after == 3 * per_chunk + 1);
+        CHECK(taco::sync(1, &read_at, m, 9u) == 2);
+        CHECK(taco::sync(1, &read_at, m, std::uint32_t(per_chunk + 5)) == 9);
+        CHECK(taco::sync(1, &read_at, m, std::uint32_t(3 * per_chunk)) == 11);
+        CHECK(taco::sync(0, &size_of, m) == 3 * per_chunk + 1);
+        mesh::destroy_shared_object(m);
+    });
+}
+
+TEST_CASE("chunked_map: many changed chunks (more than the writer lists) all reach the readers", "[mesh][chunked]") {
+    for (auto mode : {execution_mode::threads, execution_mode::processes}) {
+        taco::run(config{.cores = 2, .mode = mode}, [] {
+            auto m = mesh::make_shared_object<map, ctl::broadcast>(100 * per_chunk, 0L);
+            REQUIRE(taco::sync(1, &read_at, m, 0u) == 0);
+            {
+                auto w = mesh::write(m);
+                for (std::uint32_t c = 0; c < 100; ++c) w.set(std::uint32_t(c * per_chunk + c), long(c) + 1);
+            }
+            long sum = taco::sync(1, [m] {
+                auto r = mesh::read(m);
+                long s = 0;
+                for (std::uint32_t c = 0; c < 100; ++c) s += r.get(std::uint32_t(c * per_chunk + c));
+                return s;
+            });
+            CHECK(sum == 100 * 101 / 2);
+            mesh::destroy_shared_object(m);
+        });
+    }
+}
+
+TEST_CASE("chunked_map: an index out of range is an error, not a stray read", "[mesh][chunked]") {
+    taco::run(config{.cores = 1}, [] {
+        auto m = mesh::make_shared_object<map>(3, 0L);
+        CHECK_THROWS_WITH(mesh::read(m).get(3), "mesh::chunked_map: index 3 of a map of size 3");
+        CHECK_THROWS_AS(mesh::write(m).set(7, 1L), std::out_of_range);
+        mesh::destroy_shared_object(m);
+    });
+}
+
+namespace {
+using weights = mesh::chunked_map<std::uint32_t, double>;
+static_assert(std::forward_iterator<mesh::range_space::iterator>);
+std::size_t space_size(mesh::sharing_ptr<mesh::range_space> s) { return mesh::read(s).size(); }
+double weight_at(mesh::sharing_ptr<weights> w, std::uint32_t k) { return mesh::read(w).get(k); }
+} // namespace
+
+TEST_CASE("range_space: observers grow only when the smallest reserve runs out, and every core sees the new "
+          "indices with values",
+          "[mesh][range_space]") {
+    for (auto mode : {execution_mode::threads, execution_mode::processes}) {
+        INFO((mode == execution_mode::threads ? "threads" : "processes"));
+        taco::run(config{.cores = 3, .mode = mode}, [] {
+            auto space = mesh::make_shared_object<mesh::range_space>(100);
+            auto a = mesh::make_mapping<weights>(space, 1.0);
+            auto b = mesh::make_mapping<weights, ctl::broadcast>(space, 2.0);
+            std::size_t reserve = 0;
+            {
+                auto w = mesh::write(space);
+                reserve = w.reserve();
+                CHECK(reserve == 100); // both mappings hold exactly the space so far
+                CHECK(w.add() == 100); // runs out: every observer grows to 1.5x
+            }
+            std::uint64_t rounds = mesh::read(space).growth_rounds();
+            CHECK(rounds == 1);
+            CHECK(mesh::read(a).size() == 151); // 101 + 101 / 2
+            CHECK(mesh::read(b).size() == 151);
+            {
+                auto w = mesh::write(space);
+                for (int i = 0; i < 49; ++i) w.add(); // 150: within the reserve
+            }
+            CHECK(mesh::read(space).growth_rounds() == 1);
+            CHECK(taco::sync(2, &space_size, space) == 150);
+            {
+                auto w = mesh::write(space);
+                CHECK(w.add(10) == 150); // 160: beyond the reserve, a second round
+            }
+            CHECK(mesh::read(space).growth_rounds() == 2);
+            // Another core sees the indices, and values for them, in both mappings.
+            CHECK(taco::sync(1, &space_size, space) == 160);
+            CHECK(taco::sync(1, &weight_at, a, 159u) == 1.0);
+            CHECK(taco::sync(2, &weight_at, b, 159u) == 2.0);
+            std::size_t visited = 0;
+            for (auto i : mesh::read(space)) visited += (i == visited);
+            CHECK(visited == 160);
+            mesh::destroy_shared_object(a);
+            mesh::destroy_shared_object(b);
+            mesh::destroy_shared_object(space);
+        });
+    }
+}
+
+TEST_CASE("range_space: the observer list is shared memory the space owns (written back and refreshed with it)",
+          "[mesh][range_space]") {
+    // Core 2 registers the observer and grows the space; in process mode
+    // core 1 could only grow the mapping through the list if it came along.
+    taco::run(config{.cores = 3, .mode = execution_mode::processes}, [] {
+        auto space = mesh::make_shared_object<mesh::range_space>(8);
+        auto m = mesh::make_shared_object<weights>(std::size_t(8), 5.0);
+        taco::sync(2, [space, m] { mesh::write(space).observe(m); });
+        taco::sync(1, [space] { mesh::write(space).add(100); });
+        CHECK(mesh::read(m).size() >= 108);
+        CHECK(taco::sync(2, &weight_at, m, 107u) == 5.0);
+        mesh::destroy_shared_object(m);
+        mesh::destroy_shared_object(space);
+    });
+}
