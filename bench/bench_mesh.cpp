@@ -27,6 +27,11 @@
 //       d. diagnostic: Timestamp, Broadcast and Overlapped releases of n-byte
 //          objects and the round trip, in rotation; how much of the
 //          broadcast is hidden behind the write-back's copy (see d. below).
+//   one_change/processes/<controller>/<dcm|ncm|wt>/bytes:<n>
+//       e. core 0 sets one value of an n-byte mesh::chunked_map (4 MiB; a
+//          different chunk each time) and releases, then core 1 reads it,
+//          vs the same with a 4 KB SharingAware object. ratio = ours / base
+//          time; target (issue 12): <= 2 (only the changed chunk moves).
 //
 // <mode> is threads (coherent memory: invalidate / write-back are fences) or
 // processes (a forked process per core, cached memory emulated: a
