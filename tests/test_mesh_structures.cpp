@@ -145,6 +145,33 @@ TEST_CASE("chunked_map: many changed chunks (more than the writer lists) all rea
     }
 }
 
+TEST_CASE("chunked_map: the lookup tables and stamps it outgrew are kept while it lives, and all freed when any "
+          "core destroys it",
+          "[mesh][chunked]") {
+    taco::run(processes(3), [] {
+        const auto cached = mesh::bytes_in_use(mesh::memory_mode::cached);
+        const auto non_cached = mesh::bytes_in_use(mesh::memory_mode::non_cached);
+        auto m = mesh::make_shared_object<map>(std::size_t(10), 0L);
+        // Core 2 grows it chunk by chunk: 40 lookup tables and stamp arrays outgrown.
+        taco::sync(2, [m] {
+            auto w = mesh::write(m);
+            for (std::size_t c = 1; c <= 200; ++c) w.grow_to(c * per_chunk);
+            w.set(std::uint32_t(200 * per_chunk - 1), 3L);
+        });
+        CHECK(taco::sync(1, &read_at, m, std::uint32_t(200 * per_chunk - 1)) == 3);
+        CHECK(mesh::bytes_in_use(mesh::memory_mode::cached) > cached + 200 * map::chunk_bytes);
+        // Core 1, which never held the old tables in its view, destroys it.
+        taco::sync(1, [m] {
+            auto p = m;
+            mesh::destroy_shared_object(p);
+        });
+        CHECK(mesh::bytes_in_use(mesh::memory_mode::cached) == cached);
+        // Debug builds keep the control block back (see destroy_shared_object).
+        CHECK(mesh::bytes_in_use(mesh::memory_mode::non_cached) - non_cached ==
+              (TACO_DEBUG_CHECKS ? sizeof(mesh::detail::control_block) : 0));
+    });
+}
+
 TEST_CASE("chunked_map: an index out of range is an error, not a stray read", "[mesh][chunked]") {
     taco::run(config{.cores = 1}, [] {
         auto m = mesh::make_shared_object<map>(3, 0L);

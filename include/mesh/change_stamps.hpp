@@ -13,6 +13,13 @@
 // groups nothing changed in (a 4 MiB map: 16 group stamps, then 64 chunk
 // stamps per changed group, instead of 1024).
 //
+// Growing allocates a larger stamp array; the old one is kept, chained from
+// the new one's first word, until release() (the owner's destructor): a
+// reader still refreshing from before the growth reads the old array, whose
+// stamps are right for the memory it copies (and its version check then
+// sends it round again). Arrays grow by at least half, so the old ones take
+// at most twice the current one.
+//
 // Protocol with the controllers' seqlock (controller.hpp): stamps are
 // written only by the single writer. touch() marks a chunk while the writer
 // works by setting the stamp's low bit (versions are even); a reader that
@@ -41,29 +48,27 @@ public:
 
     std::size_t chunks() const noexcept { return chunks_; }
 
-    /// Grow to `chunks` stamps; the new chunks count as touched (a new
-    /// chunk is written back with the release that made it).
+    /// Grow to `chunks` stamps; the new chunks count as touched (a new chunk
+    /// is written back with the release that made it). The array grows by
+    /// half at least.
     void grow(std::size_t chunks) {
         if (chunks <= chunks_) return;
-        const std::size_t groups = groups_for(chunks);
-        auto* fresh = static_cast<std::atomic<std::uint64_t>*>(
-            allocate((groups + chunks) * sizeof(std::uint64_t), memory_mode::non_cached, alignof(std::uint64_t)));
-        std::atomic<std::uint64_t>* fresh_chunks = fresh + groups;
-        for (std::size_t g = 0; g < groups; ++g)
-            ::new (&fresh[g]) std::atomic<std::uint64_t>(g < groups_ ? load(group_stamp(g)) : 0);
-        for (std::size_t i = 0; i < chunks; ++i)
-            ::new (&fresh_chunks[i]) std::atomic<std::uint64_t>(i < chunks_ ? load(chunk_stamp(i)) : 1);
-        if (stamps_) deallocate(stamps_, memory_mode::non_cached);
-        stamps_ = fresh;
-        const std::size_t old = std::exchange(chunks_, chunks);
-        groups_ = groups;
-        for (std::size_t i = old; i < chunks; ++i) list(i);
+        if (chunks > capacity_) reallocate(std::max(chunks, capacity_ + capacity_ / 2));
+        for (std::size_t i = chunks_; i < chunks; ++i) {
+            chunk_stamp(i).store(1, std::memory_order_relaxed);
+            list(i);
+        }
+        chunks_ = chunks;
     }
-    /// Frees the stamps (the owner's destructor).
+    /// Frees the stamps, current and retired (the owner's destructor).
     void release() {
-        if (stamps_) deallocate(stamps_, memory_mode::non_cached);
+        for (auto* block = stamps_ ? stamps_ - 1 : nullptr; block;) {
+            auto* older = reinterpret_cast<std::atomic<std::uint64_t>*>(std::uintptr_t(load(block[0])));
+            deallocate(block, memory_mode::non_cached);
+            block = older;
+        }
         stamps_ = nullptr;
-        chunks_ = groups_ = touched_ = 0;
+        chunks_ = capacity_ = groups_ = touched_ = 0;
     }
 
     /// The writer is changing chunk i.
@@ -79,7 +84,7 @@ public:
     /// being written, where its group says so).
     template <class Visit>
     void changed_since(std::uint64_t version, Visit&& visit) const {
-        for (std::size_t g = 0; g < groups_; ++g) {
+        for (std::size_t g = 0; g * group < chunks_; ++g) {
             if (load(group_stamp(g)) <= version) continue;
             const std::size_t end = std::min(chunks_, (g + 1) * group);
             for (std::size_t i = g * group; i < end; ++i)
@@ -106,9 +111,24 @@ public:
     }
 
     /// The stamps' memory (non-cached: needs no refresh or write-back).
-    std::size_t bytes() const noexcept { return (groups_ + chunks_) * sizeof(std::uint64_t); }
+    std::size_t bytes() const noexcept { return (1 + groups_ + capacity_) * sizeof(std::uint64_t); }
 
 private:
+    void reallocate(std::size_t capacity) {
+        const std::size_t groups = groups_for(capacity);
+        auto* block = static_cast<std::atomic<std::uint64_t>*>(allocate(
+            (1 + groups + capacity) * sizeof(std::uint64_t), memory_mode::non_cached, alignof(std::uint64_t)));
+        ::new (&block[0]) std::atomic<std::uint64_t>(reinterpret_cast<std::uintptr_t>(stamps_ ? stamps_ - 1 : nullptr));
+        std::atomic<std::uint64_t>* fresh = block + 1;
+        for (std::size_t g = 0; g < groups; ++g)
+            ::new (&fresh[g]) std::atomic<std::uint64_t>(g < groups_ ? load(group_stamp(g)) : 0);
+        for (std::size_t i = 0; i < capacity; ++i)
+            ::new (&fresh[groups + i]) std::atomic<std::uint64_t>(i < chunks_ ? load(chunk_stamp(i)) : 0);
+        stamps_ = fresh; // the old array stays, chained, until release()
+        groups_ = groups;
+        capacity_ = capacity;
+    }
+
     static constexpr std::size_t group = 64;
     static std::size_t groups_for(std::size_t chunks) noexcept { return (chunks + group - 1) / group; }
     static std::uint64_t load(const std::atomic<std::uint64_t>& s) noexcept {
@@ -122,9 +142,11 @@ private:
         if (touched_ <= listed) ++touched_;
     }
 
-    std::atomic<std::uint64_t>* stamps_ = nullptr; ///< groups_ group stamps, then chunks_ chunk stamps
+    /// groups_ group stamps, then chunks_ chunk stamps; stamps_[-1] chains the retired arrays.
+    std::atomic<std::uint64_t>* stamps_ = nullptr;
     std::size_t chunks_ = 0;
-    std::size_t groups_ = 0;
+    std::size_t capacity_ = 0; ///< chunk stamps allocated
+    std::size_t groups_ = 0;   ///< group stamps allocated (for capacity_)
     std::size_t touched_ = 0; ///< listed + 1: more than the list holds
     std::uint32_t touched_list_[listed]{};
 };

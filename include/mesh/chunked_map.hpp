@@ -67,7 +67,12 @@ public:
     explicit chunked_map(std::size_t n = 0, const V& init = V{}) : fill_(init) { grow_to(n, init); }
     ~chunked_map() {
         for (std::size_t c = 0; c < chunks_; ++c) deallocate(lookup_[c], chunk_memory);
-        if (lookup_) deallocate(lookup_);
+        for (V** block = lookup_ ? lookup_ - 1 : nullptr; block;) {
+            invalidate(block, sizeof(V*)); // an old table this core's view may never have held
+            V** older = reinterpret_cast<V**>(block[0]);
+            deallocate(block);
+            block = older;
+        }
         stamps_.release();
     }
     chunked_map(const chunked_map&) = delete;
@@ -87,7 +92,7 @@ public:
     template <class Visit>
     void extra_ranges(Visit&& visit) const {
         if (!lookup_) return;
-        visit(lookup_, lookup_capacity_ * sizeof(V*));
+        visit(lookup_ - 1, (1 + lookup_capacity_) * sizeof(V*));
         if constexpr (Memory != map_memory::ncm)
             for (std::size_t c = 0; c < chunks_; ++c) visit(lookup_[c], chunk_bytes);
     }
@@ -172,7 +177,7 @@ private:
         if (s > 0) {
             if constexpr (Memory != map_memory::ncm) visit(lookup_[s - 1], chunk_bytes);
         } else if (lookup_) {
-            visit(lookup_, lookup_capacity_ * sizeof(V*));
+            visit(lookup_ - 1, (1 + lookup_capacity_) * sizeof(V*)); // with the chain to the old tables
         }
     }
     /// wt: chunk c existed at the last release, so its values went through.
@@ -185,11 +190,19 @@ private:
             throw std::length_error("mesh::chunked_map: " + std::to_string(n) + " values do not fit its key type");
         const std::size_t chunks = (n + per_chunk - 1) / per_chunk;
         if (chunks > lookup_capacity_) {
+            // The old table stays (chained from the new one's first word)
+            // until the map is destroyed: a reader refreshing from before
+            // this growth still follows it to the chunks, which never move.
+            // Tables double, so the old ones take at most the current size.
             const std::size_t cap = std::max<std::size_t>({chunks, 2 * lookup_capacity_, 8});
-            auto** table = static_cast<V**>(allocate(cap * sizeof(V*)));
-            if (chunks_) std::memcpy(table, lookup_, chunks_ * sizeof(V*));
-            if (lookup_) deallocate(lookup_);
-            lookup_ = table;
+            auto** block = static_cast<V**>(allocate((1 + cap) * sizeof(V*)));
+            block[0] = reinterpret_cast<V*>(lookup_ ? lookup_ - 1 : nullptr);
+            // The chain goes through to memory now: a table outgrown before
+            // this release is never written back, yet the destructor, on any
+            // core, must follow its link.
+            write_back(block, sizeof(V*));
+            if (chunks_) std::memcpy(block + 1, lookup_, chunks_ * sizeof(V*));
+            lookup_ = block + 1;
             lookup_capacity_ = cap;
         }
         stamps_.grow(1 + chunks); // new chunks count as changed
@@ -204,7 +217,7 @@ private:
         size_ = std::max(size_, n);
     }
 
-    V** lookup_ = nullptr; ///< cached memory: a view per core, like the chunks
+    V** lookup_ = nullptr; ///< cached memory: a view per core, like the chunks; lookup_[-1] chains the old tables
     std::size_t lookup_capacity_ = 0;
     std::size_t chunks_ = 0;
     std::size_t size_ = 0;
