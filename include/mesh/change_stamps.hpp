@@ -46,8 +46,6 @@ public:
     change_stamps(const change_stamps&) = delete;
     change_stamps& operator=(const change_stamps&) = delete;
 
-    std::size_t chunks() const noexcept { return chunks_; }
-
     /// Grow to `chunks` stamps; the new chunks count as touched (a new chunk
     /// is written back with the release that made it). The array grows by
     /// half at least.
@@ -109,9 +107,6 @@ public:
         }
         touched_ = 0;
     }
-
-    /// The stamps' memory (non-cached: needs no refresh or write-back).
-    std::size_t bytes() const noexcept { return (1 + groups_ + capacity_) * sizeof(std::uint64_t); }
 
 private:
     void reallocate(std::size_t capacity) {

@@ -31,8 +31,14 @@
 
 namespace tacomesh::posix::detail {
 
+/// "tacomesh::posix: core 2 (process 4411)", as every report names a core.
+inline std::string core_process_name(core_id id, pid_t pid) {
+    return "tacomesh::posix: core " + std::to_string(id) +
+           (id == 0 ? " (the launching process)" : " (process " + std::to_string(pid) + ")");
+}
+
 inline std::string describe_exit(const shared_state& s, core_id id, pid_t pid, int status) {
-    std::string who = "tacomesh::posix: core " + std::to_string(id) + " (process " + std::to_string(pid) + ")";
+    const std::string who = core_process_name(id, pid);
     std::string what;
     if (WIFSIGNALED(status))
         what = " was killed by signal " + std::to_string(WTERMSIG(status)) + " (" + ::strsignal(WTERMSIG(status)) + ")";
@@ -135,9 +141,7 @@ void launch_processes(shared_state& s, void (*entry)(Endpoint&, void*), void* ar
             if (const auto now = liveness_watch::clock::now(); timeout.count() > 0 && now >= next_check) {
                 next_check = now + live.period();
                 if (auto v = live.check(now); v && !s.failed.load(std::memory_order_relaxed)) {
-                    const std::string who = "tacomesh::posix: core " + std::to_string(v->core) +
-                                            (v->core == 0 ? " (the launching process) "
-                                                          : " (process " + std::to_string(pids[v->core]) + ") ");
+                    const std::string who = core_process_name(v->core, pids[v->core]) + " ";
                     if (s.cfg.unresponsive_response() == unresponsive_core::warn) {
                         warn_unresponsive(who + v->cause);
                         live.excuse(v->core);
