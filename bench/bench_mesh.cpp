@@ -59,6 +59,7 @@
 #include <functional>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "paired.hpp"
@@ -371,6 +372,8 @@ void broadcast_overlap(benchmark::State& state, std::size_t bytes) {
     c["bc_extra_ns"] = column([](const auto& s) { return s[bc] - s[ts]; });
     c["ov_extra_ns"] = column([](const auto& s) { return s[ov] - s[ts]; });
     c["bc_extra_per_rt"] = column([](const auto& s) { return (s[bc] - s[ts]) / s[rt]; });
+    c["bc_per_ts"] = column([](const auto& s) { return s[bc] / s[ts]; }); // issue 12: <= 2 at 1 MiB
+    c["ov_per_ts"] = column([](const auto& s) { return s[ov] / s[ts]; });
     c["ov_extra_per_rt"] = column([](const auto& s) { return (s[ov] - s[ts]) / s[rt]; });
     c["oversubscribed"] = report.oversubscribed;
     if (wrong) bench::fail(state, "broadcast_overlap: wrong round-trip result");
@@ -437,6 +440,333 @@ void one_change(benchmark::State& state) {
     if (wrong) bench::fail(state, "one_change: core 1 did not read the value just written");
 }
 
+// ---- f. chunked map operations per variant x controller --------------------------------
+//
+// Process mode, 2 cores, on core 0 (the writer; core 1 answers broadcasts).
+// Four kinds of batch pairs in rotation, each against its own baseline:
+//   acquire  { auto r = mesh::read(m); }  of an unchanged map, vs the same
+//            for a 64-byte object under the same controller;
+//   read     r.get(k) at random k inside one reader proxy, vs a load from a
+//            private std::vector at the same indices;
+//   write    w.set(k, v) at random k inside one writer proxy (its release
+//            untimed), vs a store into the private vector;
+//   release  { auto w = mesh::write(m); w.set(k, v); } (one changed value,
+//            acquire to release), vs the same for a 64-byte object.
+// Counters <kind>_ns, <kind>_base_ns (medians), <kind>_ratio (median of the
+// per-pair ratios ours / base).
+
+std::size_t map_op_pairs() { return smoke() ? 2 : 25; }
+std::vector<std::size_t> map_sizes() {
+    if (smoke()) return {4096, std::size_t(64) << 10, std::size_t(256) << 10};
+    return {4096, std::size_t(1) << 20, std::size_t(64) << 20};
+}
+
+template <class C, mesh::map_memory M>
+void map_ops(benchmark::State& state, std::size_t bytes) {
+    using map = mesh::chunked_map<std::uint32_t, std::uint64_t, M>;
+    const posix::config cfg{.cores = 2, .idle = posix::idle_policy::poll, .mode = posix::execution_mode::processes};
+    enum { acquire, read, write, release, kinds };
+    static constexpr const char* names[] = {"acquire", "read", "write", "release"};
+    std::vector<std::array<double, kinds>> base_t, ours_t;
+    const std::size_t values = bytes / sizeof(std::uint64_t);
+    std::uint64_t sink = 0;
+    bool wrong = false;
+    taco::run(cfg, [&] {
+        auto m = mesh::make_shared_object<map, C>(values, std::uint64_t(1));
+        auto small = mesh::make_shared_object<line_object, C>();
+        std::vector<std::uint64_t> plain(values, 1);
+        std::vector<std::uint32_t> at(4096);
+        std::uint64_t seed = 88172645463325252ull;
+        for (auto& k : at) {
+            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+            k = std::uint32_t(seed % values);
+        }
+        std::size_t next = 0;
+        const auto k = [&] { return at[next++ & 4095]; };
+        // Per-element kinds run inside one proxy: the proxy is made before the clock starts.
+        const std::array<std::function<double(std::size_t)>, kinds> base{
+            [&](std::size_t n) { return time_batch(n, [&] { sink += mesh::read(small)->x; }); },
+            [&](std::size_t n) { return time_batch(n, [&] { sink += static_cast<const volatile std::uint64_t&>(plain[k()]); }); },
+            [&](std::size_t n) { return time_batch(n, [&] { static_cast<volatile std::uint64_t&>(plain[k()]) = n; }); },
+            [&](std::size_t n) { return time_batch(n, [&] { auto w = mesh::write(small); bump(w); }); },
+        };
+        const std::array<std::function<double(std::size_t)>, kinds> ours{
+            [&](std::size_t n) { return time_batch(n, [&] { sink += mesh::read(m).size(); }); },
+            [&](std::size_t n) {
+                auto r = mesh::read(m);
+                return time_batch(n, [&] { sink += r.get(k()); });
+            },
+            [&](std::size_t n) {
+                auto w = mesh::write(m);
+                return time_batch(n, [&] { w.set(k(), n); });
+            },
+            [&](std::size_t n) { return time_batch(n, [&] { mesh::write(m).set(k(), n); }); },
+        };
+        std::array<std::size_t, kinds> base_n{}, ours_n{};
+        for (std::size_t j = 0; j < kinds; ++j) {
+            base_n[j] = bench::calibrate([&] { base[j](1); }, writer_batch_ns());
+            ours_n[j] = bench::calibrate([&] { ours[j](1); }, writer_batch_ns());
+        }
+        for (auto _ : state) {
+            std::array<double, kinds> b{}, o{};
+            for (std::size_t j = 0; j < kinds; ++j) {
+                if ((base_t.size() + j) % 2) { // the order flips every pair
+                    o[j] = ours[j](ours_n[j]);
+                    b[j] = base[j](base_n[j]);
+                } else {
+                    b[j] = base[j](base_n[j]);
+                    o[j] = ours[j](ours_n[j]);
+                }
+            }
+            base_t.push_back(b);
+            ours_t.push_back(o);
+            state.SetIterationTime((o[acquire] + o[read] + o[write] + o[release]) * 1e-9);
+        }
+        // Core 1 sees the last value written.
+        const std::uint32_t last = k();
+        mesh::write(m).set(last, 424242);
+        wrong = taco::sync(taco::core_id(1), &value_at<map>, m, last) != 424242;
+        mesh::destroy_shared_object(small);
+        mesh::destroy_shared_object(m);
+    });
+    benchmark::DoNotOptimize(sink);
+    for (std::size_t j = 0; j < kinds; ++j) {
+        std::vector<double> b, o, r;
+        for (std::size_t i = 0; i < base_t.size(); ++i) {
+            b.push_back(base_t[i][j]);
+            o.push_back(ours_t[i][j]);
+            r.push_back(ours_t[i][j] / base_t[i][j]);
+        }
+        state.counters[std::string(names[j]) + "_ns"] = bench::median(o);
+        state.counters[std::string(names[j]) + "_base_ns"] = bench::median(b);
+        state.counters[std::string(names[j]) + "_ratio"] = bench::median(r);
+    }
+    state.counters["map_bytes"] = double(values * sizeof(std::uint64_t));
+    if (wrong) bench::fail(state, "map_ops: core 1 did not read the value just written");
+}
+
+// ---- g. the 1 MiB integrity run: Broadcast and Overlapped vs Timestamp ---------------------
+//
+// What tests/test_mesh.cpp's never-torn test does, at 1 MiB: core 0 fills an
+// object with one value and releases, `rounds` times; the other cores read it
+// in a loop (acquire, check every element equal and never older than the last
+// read, poll) until they have seen the last value. One batch per controller
+// in rotation; time from the first write to the last reader done. A Broadcast
+// release waits until every reader took the invalidation, which a reader
+// does between its reads (taco::poll), so Broadcast pays for the readers'
+// loop; Timestamp's release waits for nobody.
+
+struct big_invariant : mesh::sharing_aware<big_invariant> {
+    mesh::vector<long> v;
+    explicit big_invariant(std::size_t n) : v(n, 0L) {}
+};
+struct integrity_result {
+    long reads = 0, weak = 0;
+};
+integrity_result read_until(mesh::sharing_ptr<big_invariant> p, long last_value) {
+    integrity_result r;
+    for (long last = 0; last < last_value;) {
+        {
+            auto rd = mesh::read(p);
+            const long first = rd->v[0];
+            for (long x : rd->v) r.weak += x != first;
+            r.weak += first < last;
+            last = first;
+            ++r.reads;
+        }
+        taco::poll();
+    }
+    return r;
+}
+int integrity_rounds() { return smoke() ? 3 : 50; }
+int integrity_batches() { return smoke() ? 1 : 9; }
+
+void integrity(benchmark::State& state, unsigned cores) {
+    posix::run_report report;
+    const posix::config cfg{.cores = taco::core_id(cores), .idle = posix::idle_policy::poll, .report = &report,
+                            .mode = posix::execution_mode::processes};
+    enum { ts, bc, ov, kinds };
+    std::vector<std::array<double, kinds>> t;
+    long weak = 0;
+    const std::size_t n = (std::size_t(1) << 20) / sizeof(long);
+    taco::run(cfg, [&] {
+        const std::array<mesh::sharing_ptr<big_invariant>, kinds> obj{
+            mesh::make_shared_object<big_invariant, ctl::timestamp>(n),
+            mesh::make_shared_object<big_invariant, ctl::broadcast>(n),
+            mesh::make_shared_object<big_invariant, ctl::overlapped_broadcast>(n)};
+        std::array<long, kinds> written{};
+        const auto batch = [&](std::size_t j) {
+            const auto t0 = clock_type::now();
+            std::vector<taco::future<integrity_result>> readers(cores - 1);
+            const long last = written[j] + integrity_rounds();
+            for (unsigned c = 1; c < cores; ++c)
+                taco::async(taco::core_id(c), taco::m2f(&read_until, obj[j], last), readers[c - 1]);
+            while (written[j] < last) {
+                {
+                    auto w = mesh::write(obj[j]);
+                    std::fill(w->v.begin(), w->v.end(), ++written[j]);
+                }
+                taco::poll();
+            }
+            for (auto& f : readers) weak += f.get().weak;
+            return ns_since(t0);
+        };
+        for (auto _ : state) {
+            std::array<double, kinds> s{};
+            for (std::size_t k = 0; k < kinds; ++k) {
+                const std::size_t j = (k + t.size()) % kinds;
+                s[j] = batch(j);
+            }
+            t.push_back(s);
+            state.SetIterationTime(s[bc] * 1e-9);
+        }
+        for (auto p : obj) mesh::destroy_shared_object(p);
+    });
+    auto column = [&](auto&& f) {
+        std::vector<double> v;
+        for (const auto& s : t) v.push_back(f(s));
+        return bench::median(v);
+    };
+    auto& c = state.counters;
+    c["ts_ms"] = column([](const auto& s) { return s[ts] * 1e-6; });
+    c["bc_ms"] = column([](const auto& s) { return s[bc] * 1e-6; });
+    c["ov_ms"] = column([](const auto& s) { return s[ov] * 1e-6; });
+    c["bc_per_ts"] = column([](const auto& s) { return s[bc] / s[ts]; });
+    c["ov_per_ts"] = column([](const auto& s) { return s[ov] / s[ts]; });
+    c["target_ratio"] = 2.0;
+    c["rounds"] = integrity_rounds();
+    c["cores"] = cores;
+    c["oversubscribed"] = report.oversubscribed;
+    label_oversubscribed(state, report, cores, posix::execution_mode::processes);
+    if (weak) bench::fail(state, "integrity: a reader saw a torn or older object");
+}
+
+// ---- h. mesh::hash_map vs std::unordered_map ----------------------------------------------
+//
+//   hash_map/insert/cores:1       fresh map, N random 64-bit keys inserted in
+//                                 one writer proxy (its release included), vs
+//                                 std::unordered_map inserting the same keys;
+//   hash_map/lookup/cores:1       every key looked up in shuffled order
+//                                 through a reader proxy, vs unordered_map::find;
+//   hash_map/insert/processes/cores:2   core 0 inserts and releases, then
+//                                 core 1 acquires and looks up every key, vs
+//                                 unordered_map insert + lookup on one core;
+//   hash_map/lookup/processes/cores:2   cores 0 and 1 look up half the keys
+//                                 each, vs unordered_map looking up all on one.
+// ratio = base time / ours time (throughput ratio: > 1 is faster than std).
+
+struct keyed : mesh::sharing_aware<keyed> {
+    mesh::hash_map<std::uint64_t, std::uint64_t> map;
+};
+std::size_t hash_keys() { return smoke() ? 20000 : 1000000; }
+int hash_pairs() { return smoke() ? 2 : 7; }
+
+std::vector<std::uint64_t> random_keys(std::size_t n, std::uint64_t seed) {
+    std::vector<std::uint64_t> k(n);
+    for (auto& x : k) {
+        seed += 0x9e3779b97f4a7c15ull; // splitmix64
+        std::uint64_t z = seed;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        x = z ^ (z >> 31);
+    }
+    return k;
+}
+
+struct key_span {
+    const std::uint64_t* keys;
+    std::size_t n;
+};
+std::uint64_t look_up(mesh::sharing_ptr<keyed> p, key_span k) {
+    auto r = mesh::read(p);
+    std::uint64_t found = 0;
+    for (std::size_t i = 0; i < k.n; ++i)
+        if (const std::uint64_t* v = r->map.find(k.keys[i])) found += *v == k.keys[i];
+    return found;
+}
+
+void hash_map_bench(benchmark::State& state, bool lookup, unsigned cores) {
+    posix::run_report report;
+    const posix::config cfg{.cores = taco::core_id(cores), .idle = posix::idle_policy::poll, .report = &report,
+                            .mode = cores > 1 ? posix::execution_mode::processes : posix::execution_mode::threads};
+    bench::paired_series series;
+    const std::size_t n = hash_keys();
+    // Keys live in core-private memory made before the run: a forked core
+    // has its own copy at the same address, so core 1 can read them too.
+    const std::vector<std::uint64_t> keys = random_keys(n, 1);
+    std::vector<std::uint64_t> shuffled = keys;
+    for (std::size_t i = n - 1; i > 0; --i) std::swap(shuffled[i], shuffled[keys[i] % (i + 1)]);
+    bool wrong = false;
+    taco::run(cfg, [&] {
+        const auto std_insert = [&](std::unordered_map<std::uint64_t, std::uint64_t>& m) {
+            for (std::uint64_t k : keys) m.emplace(k, k);
+        };
+        const auto std_lookup = [&](const std::unordered_map<std::uint64_t, std::uint64_t>& m) {
+            std::uint64_t found = 0;
+            for (std::uint64_t k : shuffled)
+                if (auto it = m.find(k); it != m.end()) found += it->second == k;
+            return found;
+        };
+        std::unordered_map<std::uint64_t, std::uint64_t> built;
+        std_insert(built);
+        auto shared = mesh::make_shared_object<keyed>();
+        {
+            auto w = mesh::write(shared);
+            for (std::uint64_t k : keys) w->map.insert(k, k);
+        }
+        const key_span all{shuffled.data(), n}, first_half{shuffled.data(), n / 2},
+            second_half{shuffled.data() + n / 2, n - n / 2};
+        for (auto _ : state) {
+            if (lookup) {
+                series.run_pair(
+                    state, [&] {
+                        const auto t0 = clock_type::now();
+                        wrong |= std_lookup(built) != n;
+                        return ns_since(t0);
+                    },
+                    [&] {
+                        const auto t0 = clock_type::now();
+                        if (cores == 1) {
+                            wrong |= look_up(shared, all) != n;
+                        } else {
+                            taco::future<std::uint64_t> other;
+                            taco::async(taco::core_id(1), taco::m2f(&look_up, shared, second_half), other);
+                            const std::uint64_t mine = look_up(shared, first_half);
+                            wrong |= mine + other.get() != n;
+                        }
+                        return ns_since(t0);
+                    });
+            } else {
+                series.run_pair(
+                    state, [&] {
+                        std::unordered_map<std::uint64_t, std::uint64_t> m;
+                        const auto t0 = clock_type::now();
+                        std_insert(m);
+                        if (cores > 1) wrong |= std_lookup(m) != n;
+                        return ns_since(t0);
+                    },
+                    [&] {
+                        auto p = mesh::make_shared_object<keyed>();
+                        const auto t0 = clock_type::now();
+                        {
+                            auto w = mesh::write(p);
+                            for (std::uint64_t k : keys) w->map.insert(k, k);
+                        }
+                        if (cores > 1) wrong |= taco::sync(taco::core_id(1), &look_up, p, all) != n;
+                        const double t = ns_since(t0);
+                        mesh::destroy_shared_object(p);
+                        return t;
+                    });
+            }
+        }
+        mesh::destroy_shared_object(shared);
+    });
+    series.report_rate(state, report.oversubscribed);
+    state.counters["keys"] = double(n);
+    state.counters["target_ratio"] = 1.0;
+    if (wrong) bench::fail(state, "hash_map: a lookup missed a key or found a wrong value");
+}
+
 // ---- registration ---------------------------------------------------------------------
 
 constexpr posix::execution_mode modes[] = {posix::execution_mode::threads, posix::execution_mode::processes};
@@ -474,6 +804,24 @@ void register_one_change() {
     register_one_change_of<C, mesh::map_memory::wt>();
 }
 
+template <class C, mesh::map_memory M>
+void register_map_ops_of() {
+    for (std::size_t bytes : map_sizes())
+        benchmark::RegisterBenchmark(("map_ops/processes/" + std::string(C::name) + "/" + variant_name<M>() +
+                                      "/bytes:" + std::to_string(bytes))
+                                         .c_str(),
+                                     map_ops<C, M>, bytes)
+            ->Iterations(map_op_pairs())
+            ->UseManualTime()
+            ->Unit(benchmark::kNanosecond);
+}
+template <class C>
+void register_map_ops() {
+    register_map_ops_of<C, mesh::map_memory::dcm>();
+    register_map_ops_of<C, mesh::map_memory::ncm>();
+    register_map_ops_of<C, mesh::map_memory::wt>();
+}
+
 void register_all() {
     for (auto mode : modes) {
         register_controller<ctl::noop>(mode);
@@ -493,6 +841,27 @@ void register_all() {
     register_one_change<ctl::broadcast>();
     register_one_change<ctl::overlapped_broadcast>();
     register_one_change<ctl::timestamp>();
+    register_map_ops<ctl::noop>();
+    register_map_ops<ctl::broadcast>();
+    register_map_ops<ctl::overlapped_broadcast>();
+    register_map_ops<ctl::timestamp>();
+    for (unsigned cores : {2u, 4u}) {
+        std::string name = "integrity_1mib/processes/cores:" + std::to_string(cores);
+        if (cores > available_cpus()) name += "/oversubscribed";
+        benchmark::RegisterBenchmark(name.c_str(), integrity, cores)
+            ->Iterations(integrity_batches())
+            ->UseManualTime()
+            ->Unit(benchmark::kMillisecond);
+    }
+    for (bool lookup : {false, true})
+        for (unsigned cores : {1u, 2u}) {
+            const std::string name = std::string("hash_map/") + (lookup ? "lookup" : "insert") +
+                                     (cores > 1 ? "/processes" : "") + "/cores:" + std::to_string(cores);
+            benchmark::RegisterBenchmark(name.c_str(), hash_map_bench, lookup, cores)
+                ->Iterations(hash_pairs())
+                ->UseManualTime()
+                ->Unit(benchmark::kMillisecond);
+        }
     for (std::size_t bytes : overlap_sizes)
         benchmark::RegisterBenchmark(("broadcast_overlap/processes/bytes:" + std::to_string(bytes)).c_str(),
                                      broadcast_overlap, bytes)

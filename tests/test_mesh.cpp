@@ -360,12 +360,18 @@ TEMPLATE_TEST_CASE("SharingAware: an object's extra array is refreshed and writt
     });
 }
 
+namespace {
+// Same array, but the controller is not told about it (a raw pointer member:
+// make_shared_object refuses it unless the type opts in, as here).
+struct hidden {
+    long* data;
+    long first() const { return data[0]; }
+};
+} // namespace
+template <>
+inline constexpr bool mesh::enable_sharing<hidden> = true;
+
 TEST_CASE("without SharingAware the extra array would be stale (the test above can fail)", "[mesh][processes]") {
-    // Same array, but the controller is not told about it.
-    struct hidden {
-        long* data;
-        long first() const { return data[0]; }
-    };
     static_assert(!mesh::has_extra_ranges<hidden>);
     taco::run(cores(2, execution_mode::processes), [] {
         auto* arr = static_cast<long*>(mesh::allocate(sizeof(long)));

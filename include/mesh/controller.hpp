@@ -22,6 +22,7 @@
 #include <type_traits>
 
 #include <mesh/detail/control_block.hpp>
+#include <mesh/detail/parts.hpp>
 #include <mesh/event_counts.hpp>
 #include <mesh/memory.hpp>
 #include <taco/all_cores.hpp>
@@ -73,11 +74,12 @@ public:
     /// Whether the platform's hardware keeps cached memory coherent.
     static bool coherent() { return detail::memory().coherent(); }
 
-    /// The object's own bytes and every extra range.
+    /// The object's own bytes and every extra range (its own and its parts').
     template <class F>
     void for_each_range(F&& f) const {
         f(static_cast<const void*>(cb_.object), cb_.bytes);
         if (cb_.type->extra_ranges) cb_.type->extra_ranges(cb_.object, visitor(f));
+        detail::for_each_part(cb_, [&](const detail::part_ops& ops, void* at) { ops.extra_ranges(at, visitor(f)); });
     }
 
 private:
@@ -89,17 +91,26 @@ private:
     /// of the extra ranges those written back since (all, untracked).
     template <class F>
     void for_each_changed_since(std::uint64_t seen, F&& f) const {
-        if (seen == nothing_seen || !cb_.type->changed_since) return for_each_range(f);
+        if (seen == nothing_seen) return for_each_range(f);
         f(static_cast<const void*>(cb_.object), cb_.bytes);
-        cb_.type->changed_since(cb_.object, seen, visitor(f));
+        if (cb_.type->changed_since)
+            cb_.type->changed_since(cb_.object, seen, visitor(f));
+        else if (cb_.type->extra_ranges)
+            cb_.type->extra_ranges(cb_.object, visitor(f));
+        detail::for_each_part(
+            cb_, [&](const detail::part_ops& ops, void* at) { ops.changed_since(at, seen, visitor(f)); });
     }
     /// What a write-back at `version` must copy.
     template <class F>
     void for_each_to_publish(std::uint64_t version, F&& f) {
-        if (!cb_.type->take_changes) return for_each_range(f);
         // The changes first: taking them changes the object's own bytes
-        // (its list of changed chunks), which must go out cleared.
-        cb_.type->take_changes(cb_.object, version, visitor(f));
+        // (its parts' lists of changed chunks), which must go out cleared.
+        if (cb_.type->take_changes)
+            cb_.type->take_changes(cb_.object, version, visitor(f));
+        else if (cb_.type->extra_ranges)
+            cb_.type->extra_ranges(cb_.object, visitor(f));
+        detail::for_each_part(
+            cb_, [&](const detail::part_ops& ops, void* at) { ops.take_changes(at, version, visitor(f)); });
         f(static_cast<const void*>(cb_.object), cb_.bytes);
     }
 

@@ -1,7 +1,11 @@
 #pragma once
 // MESH: shared objects with software-managed consistency, on top of TACO.
+#include <mesh/allocator.hpp>
 #include <mesh/change_stamps.hpp>
 #include <mesh/chunked_map.hpp>
+#include <mesh/containers/hash_map.hpp>
+#include <mesh/containers/string.hpp>
+#include <mesh/containers/vector.hpp>
 #include <mesh/controller.hpp>
 #include <mesh/controllers/broadcast.hpp>
 #include <mesh/controllers/noop.hpp>

@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <exception>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include <mesh/detail/control_block.hpp>
@@ -181,6 +182,16 @@ typename detail::reader_of<T>::type read(const sharing_ptr<T>& p) {
 template <class T>
 typename detail::writer_of<T>::type write(const sharing_ptr<T>& p) {
     return typename detail::writer_of<T>::type(p);
+}
+
+/// Acquire read access to several shared objects at once, in argument
+/// order, for as long as the returned proxies live (one acquire each, however
+/// many reads follow):
+///
+///   auto [graph, weights] = mesh::read_all(g, w);
+template <class... T>
+std::tuple<typename detail::reader_of<T>::type...> read_all(const sharing_ptr<T>&... p) {
+    return {typename detail::reader_of<T>::type(p)...}; // braces: evaluated left to right
 }
 
 } // namespace mesh

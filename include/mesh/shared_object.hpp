@@ -18,6 +18,7 @@
 #include <mesh/controller.hpp>
 #include <mesh/controllers/timestamp.hpp>
 #include <mesh/detail/control_block.hpp>
+#include <mesh/detail/pointer_members.hpp>
 #include <mesh/memory.hpp>
 #include <mesh/proxy.hpp>
 #include <mesh/sharing_aware.hpp>
@@ -106,7 +107,10 @@ struct allocation_guard {
     ~allocation_guard() {
         try {
             if (object) deallocate(object, memory_mode::cached);
-            if (block) deallocate(block, memory_mode::non_cached);
+            if (block) {
+                free_parts(*static_cast<control_block*>(block)); // containers its constructor made before it threw
+                deallocate(block, memory_mode::non_cached);
+            }
             if (state) deallocate_private(state);
         } catch (...) {
             // a failure while already failing: the first error is the one to report
@@ -131,14 +135,23 @@ sharing_ptr<T> make_shared_object(Args&&... args) {
                   "mesh::make_shared_object: T is aligned beyond a cache line, which shared memory does not provide");
     static_assert(shareable<T>,
                   "mesh::make_shared_object: T is not trivially copyable, so it may own memory outside its "
-                  "own bytes (a std::vector or std::string member: its heap buffer is private to the core "
-                  "that allocated it, and other cores would read garbage). Keep the data in the object "
-                  "(fixed-size arrays) or in a mesh::chunked_map (a growable array in shared memory), derive from mesh::sharing_aware<T> and list the memory it owns "
-                  "(allocated with mesh::allocate) in extra_ranges, or, if every byte it refers to is "
-                  "shared already, opt in: template <> inline constexpr bool mesh::enable_sharing<T> = true;");
-    static_assert(!std::is_base_of_v<sharing_aware<T>, T> || has_extra_ranges<T>,
-                  "mesh: a sharing_aware object must list its extra memory: add "
-                  "`template <class Visit> void extra_ranges(Visit&& visit) const` calling visit(pointer, bytes)");
+                  "own bytes: a std::vector, std::string or std::unordered_map member keeps its elements in "
+                  "the heap of the core that made them, which other cores cannot see. Use the shared "
+                  "containers instead: mesh::vector<E> for std::vector<E>, mesh::string for std::string, "
+                  "mesh::hash_map<K, V> for std::unordered_map / std::map (mesh/containers/), and derive T "
+                  "from mesh::sharing_aware<T>: the containers then register with T and their changes are "
+                  "written back with it. For memory T allocates itself (mesh::allocate), list it in "
+                  "extra_ranges. If every byte T refers to is shared already, opt in: "
+                  "template <> inline constexpr bool mesh::enable_sharing<T> = true;");
+    static_assert(!detail::holds_raw_pointer<T> || std::is_base_of_v<sharing_aware<T>, T> || enable_sharing<T>,
+                  "mesh::make_shared_object: T holds a raw pointer (a member, or a member of a member): on "
+                  "another core it leads into that core's private memory (its heap, its stack). For data T "
+                  "owns use mesh::vector / mesh::string / mesh::hash_map (and derive T from "
+                  "mesh::sharing_aware<T>); for another shared object a mesh::sharing_ptr; for an object on "
+                  "one core a taco::global_ptr; or an index into a shared container. If the pointer leads into "
+                  "memory from mesh::allocate, derive T from mesh::sharing_aware<T> and list that memory in "
+                  "extra_ranges; if it leads into memory that is the same on every core (a string literal, "
+                  "non-cached memory), opt in: template <> inline constexpr bool mesh::enable_sharing<T> = true;");
 
     detail::allocation_guard g;
     g.object = allocate(sizeof(T), memory_mode::cached, alignof(T));
@@ -190,6 +203,7 @@ void destroy_shared_object(sharing_ptr<T>& p) {
     void* state = cb->state;
     deallocate(object, memory_mode::cached);
     deallocate_private(state);
+    detail::free_parts(*cb);
     detail::retire(cb);
     p = {};
 }

@@ -1,33 +1,33 @@
 #pragma once
 // SharingAware (MESH paper, section III.C): a shared object that owns more
-// memory than its own bytes (an array, a chunk table, an observer list)
-// derives from sharing_aware<Derived> and lists those ranges:
+// memory than its own bytes derives from sharing_aware<Derived>. Two ways
+// to own it, which may be mixed:
 //
-//   template <class Visit> void extra_ranges(Visit&& visit) const {
-//       visit(data_, size_ * sizeof(double));
-//   }
+// - shared containers as members (mesh::vector, mesh::string,
+//   mesh::hash_map): they register with the object while it is constructed
+//   (detail/parts.hpp) and tell the controller which of their chunks
+//   changed, so the type lists nothing;
+// - memory from mesh::allocate that the type manages itself, listed in
+//
+//     template <class Visit> void extra_ranges(Visit&& visit) const {
+//         visit(data_, size_ * sizeof(double));
+//     }
 //
 // Controllers then invalidate and write back those ranges with the object,
 // under the same version check (the object is refreshed first, so the
-// ranges are read from a consistent object). The extra memory must come from
-// mesh::allocate (cached memory is what needs the care). The base also hands
-// out a sharing pointer to the object itself (self()), for objects that
-// register with others, e.g. mappings as observers of their index space;
-// it is available from the constructor on.
+// ranges are read from a consistent object). The base also hands out a
+// sharing pointer to the object itself (self()), for objects that register
+// with others, e.g. mappings as observers of their index space; it is
+// available from the constructor on.
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
 #include <mesh/detail/control_block.hpp>
+#include <mesh/detail/parts.hpp>
 #include <mesh/sharing_ptr.hpp>
 
 namespace mesh {
-
-namespace detail {
-// The control block of the object make_shared_object is constructing on
-// this core (objects are constructed on one core, one at a time per core).
-inline thread_local control_block* constructing = nullptr;
-} // namespace detail
 
 template <class Derived>
 class sharing_aware {

@@ -35,6 +35,28 @@ struct type_ops {
     void (*take_changes)(void* object, std::uint64_t version, range_visitor);
 };
 
+/// A container inside a shared object (mesh::vector, mesh::string,
+/// mesh::hash_map: containers/) that keeps memory of its own and tracks its
+/// changes. It registers with the object while the object is constructed
+/// (parts.hpp), so the controllers write back and refresh what it changed
+/// with the object, with nothing for the object's type to list.
+struct part_ops {
+    void (*extra_ranges)(const void* part, range_visitor);
+    void (*changed_since)(const void* part, std::uint64_t version, range_visitor);
+    void (*take_changes)(void* part, std::uint64_t version, range_visitor);
+};
+struct part {
+    std::size_t offset; ///< from the object's start: the part is at the same logical address on every core
+    const part_ops* ops;
+};
+/// The parts of one object, in non-cached memory: written while the object
+/// is constructed, before any other core knows it, and read-only afterwards.
+struct part_list {
+    std::size_t count;
+    std::size_t capacity;
+    part entries[1]; ///< capacity of them (allocated as one block)
+};
+
 /// A controller's consistency events, erased so that sharing_ptr<T> does not
 /// name its controller (the controller is chosen when the object is made,
 /// so benchmarks and applications can swap it at run time). One indirect
@@ -66,6 +88,8 @@ struct alignas(64) control_block {
     std::atomic<std::uint32_t> writes_pending{0};
     /// Debug builds: 1 + the core holding a writer proxy, 0 if none.
     std::atomic<std::uint32_t> writer{0};
+    /// The containers inside the object (nullptr: none).
+    part_list* parts = nullptr;
 };
 static_assert(sizeof(control_block) == 64);
 
