@@ -117,10 +117,16 @@ for m in ("threads", "processes"):
     want += [f"broadcast_release/{m}/cores:{n}" for n in (2, 4, 8, 16)]
 want += [f"broadcast_overlap/processes/bytes:{n}" for n in (65536, 1048576)]
 want += [f"one_change/processes/{c}/{v}/bytes:262144" for c in ctls[1:] for v in ("dcm", "ncm", "wt")]
+want += [f"map_ops/processes/{c}/{v}/bytes:{n}" for c in ctls for v in ("dcm", "ncm", "wt") for n in (4096, 65536, 262144)]
+want += ["integrity_1mib/processes/cores:2", "integrity_1mib/processes/cores:4"]
+want += [f"hash_map/{k}/cores:1" for k in ("insert", "lookup")] + [f"hash_map/{k}/processes/cores:2" for k in ("insert", "lookup")]
 missing = [w for w in want if not any(n == w or n.startswith(w + "/") for n in names)]
 errors = [b["name"] for b in bench if b.get("error_occurred")]
 bad = [b["name"] for b in bench if "ratio_median" in b and not b["ratio_median"] > 0]
 bad += [b["name"] for b in bench if b["name"].startswith("broadcast_overlap") and not b.get("rt_ns", 0) > 0]
+bad += [b["name"] for b in bench if b["name"].startswith("map_ops")
+        and not all(b.get(f"{k}_ratio", 0) > 0 for k in ("acquire", "read", "write", "release"))]
+bad += [b["name"] for b in bench if b["name"].startswith("integrity") and not b.get("bc_per_ts", 0) > 0]
 if missing or errors or bad:
     sys.exit(f"missing {missing}, errors {errors}, bad {bad}")
 PY
