@@ -48,17 +48,8 @@ struct catalogue : mesh::sharing_aware<catalogue> {
 };
 using cat_ptr = mesh::sharing_ptr<catalogue>;
 
-mesh::event_counts counts() { return mesh::events(); }
-struct moved {
-    std::uint64_t written_back, invalidated;
-};
-template <class F>
-moved bytes_moved(taco::core_id core, F f) {
-    const auto before = taco::sync(core, &counts);
-    f();
-    const auto after = taco::sync(core, &counts);
-    return {after.written_back_bytes - before.written_back_bytes, after.invalidated_bytes - before.invalidated_bytes};
-}
+using test::bytes_moved;
+using test::moved;
 
 struct seen {
     long value, untouched;

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -36,6 +37,35 @@ inline void spin_forever() {
 inline void spin_for(long ns) {
     const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);
     while (std::chrono::steady_clock::now() < end) {}
+}
+
+/// MESH bytes a core wrote back and refreshed while f ran (mesh::events()).
+struct moved {
+    std::uint64_t written_back, invalidated;
+};
+inline mesh::event_counts events_of_this_core() { return mesh::events(); }
+template <class F>
+moved bytes_moved(taco::core_id core, F f) {
+    const auto before = taco::sync(core, &events_of_this_core);
+    f();
+    const auto after = taco::sync(core, &events_of_this_core);
+    return {after.written_back_bytes - before.written_back_bytes, after.invalidated_bytes - before.invalidated_bytes};
+}
+
+/// f.template operator()<Variant, Controller>() for every chunked-map
+/// variant x consistency controller (noop included).
+template <class F>
+void for_each_map_and_controller(F f) {
+    using mem = mesh::map_memory;
+    auto controllers = [&]<class Map>() {
+        f.template operator()<Map, mesh::controllers::noop>();
+        f.template operator()<Map, mesh::controllers::broadcast>();
+        f.template operator()<Map, mesh::controllers::overlapped_broadcast>();
+        f.template operator()<Map, mesh::controllers::timestamp>();
+    };
+    controllers.template operator()<mesh::chunked_map<std::uint32_t, long, mem::dcm>>();
+    controllers.template operator()<mesh::chunked_map<std::uint32_t, long, mem::ncm>>();
+    controllers.template operator()<mesh::chunked_map<std::uint32_t, long, mem::wt>>();
 }
 
 struct child_result {
