@@ -57,6 +57,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -137,6 +138,14 @@ double time_batch(std::size_t n, Op&& op) {
     const auto t0 = clock_type::now();
     for (std::size_t i = 0; i < n; ++i) op();
     return ns_since(t0) / double(n);
+}
+
+/// n random 64-bit values (the same for a seed: baseline and ours use the same ones).
+std::vector<std::uint64_t> random_keys(std::size_t n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint64_t> k(n);
+    for (auto& x : k) x = rng();
+    return k;
 }
 
 /// Core 0's MESH event counts between two points, per operation.
@@ -475,12 +484,8 @@ void map_ops(benchmark::State& state, std::size_t bytes) {
         auto m = mesh::make_shared_object<map, C>(values, std::uint64_t(1));
         auto small = mesh::make_shared_object<line_object, C>();
         std::vector<std::uint64_t> plain(values, 1);
-        std::vector<std::uint32_t> at(4096);
-        std::uint64_t seed = 88172645463325252ull;
-        for (auto& k : at) {
-            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-            k = std::uint32_t(seed % values);
-        }
+        std::vector<std::uint32_t> at;
+        for (std::uint64_t r : random_keys(4096, 2)) at.push_back(std::uint32_t(r % values));
         std::size_t next = 0;
         const auto k = [&] { return at[next++ & 4095]; };
         // Per-element kinds run inside one proxy: the proxy is made before the clock starts.
@@ -662,18 +667,6 @@ struct keyed : mesh::sharing_aware<keyed> {
 };
 std::size_t hash_keys() { return smoke() ? 20000 : 1000000; }
 int hash_pairs() { return smoke() ? 2 : 7; }
-
-std::vector<std::uint64_t> random_keys(std::size_t n, std::uint64_t seed) {
-    std::vector<std::uint64_t> k(n);
-    for (auto& x : k) {
-        seed += 0x9e3779b97f4a7c15ull; // splitmix64
-        std::uint64_t z = seed;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        x = z ^ (z >> 31);
-    }
-    return k;
-}
 
 struct key_span {
     const std::uint64_t* keys;

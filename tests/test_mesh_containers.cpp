@@ -191,6 +191,11 @@ TEST_CASE("shared containers: growth while a reader holds a proxy (its view stay
         CHECK(h.first_during == 5);
         CHECK(h.size_after == 60100);
         CHECK(h.last_after == 219999);
+        // The buffers published and then outgrown (sizes 100, 25 600 and
+        // 51 200: 0.75 of the current one) are still allocated; the ones
+        // outgrown within a writer proxy are not.
+        const std::size_t current = mesh::read(p)->values.capacity() * sizeof(long);
+        CHECK(mesh::bytes_in_use(mesh::memory_mode::cached) - cached >= current + current / 2);
         // Destroyed from core 1, which never held the retired buffers' headers.
         taco::sync(1, [p] {
             auto q = p;
@@ -336,7 +341,11 @@ TEST_CASE("read_all acquires several shared objects once each, in order", "[mesh
         }
         const auto r = taco::sync(1, [a, b] {
             const auto before = mesh::events().invalidations;
-            auto [ra, rb] = mesh::read_all(a, b);
+            auto proxies = mesh::read_all(a, b);
+            static_assert(std::is_same_v<decltype(proxies),
+                                         std::tuple<mesh::reader<catalogue>,
+                                                    mesh::chunked_map<std::uint32_t, long>::reader_proxy>>);
+            auto& [ra, rb] = proxies;
             long s = 0;
             for (int i = 0; i < 10; ++i) s += rb.get(std::uint32_t(i)) + long(ra->label.size());
             struct result {
@@ -346,7 +355,7 @@ TEST_CASE("read_all acquires several shared objects once each, in order", "[mesh
             return result{s, mesh::events().invalidations - before};
         });
         CHECK(r.sum == 50);
-        CHECK(r.acquires <= 2);
+        CHECK(r.acquires == 1); // a changed since core 1 adopted it, b did not
         mesh::destroy_shared_object(b);
         mesh::destroy_shared_object(a);
     });

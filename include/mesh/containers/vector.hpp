@@ -109,8 +109,7 @@ public:
     void set(size_type i, const T& value) {
         check(i);
         elements()[i] = value;
-        storage_.touch_at(i * sizeof(T));
-        if constexpr (chunk_straddling) storage_.touch_at((i + 1) * sizeof(T) - 1);
+        touch(i, 1);
     }
     T& operator[](size_type i) noexcept {
         touch(i, 1);
@@ -199,8 +198,6 @@ public:
 private:
     template <class>
     friend struct detail::part_ops_of;
-    static constexpr bool chunk_straddling = detail::tracked_storage::chunk_bytes % sizeof(T) != 0;
-
     void enlist() { detail::register_part(this, &detail::part_ops_of<vector>::table); }
     T* elements() const noexcept { return std::launder(reinterpret_cast<T*>(storage_.data())); }
     void touch(size_type first, size_type n) noexcept { storage_.touch(first * sizeof(T), n * sizeof(T)); }

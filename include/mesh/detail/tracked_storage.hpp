@@ -74,8 +74,6 @@ public:
         const std::size_t last = (offset + n - 1) / chunk_bytes;
         for (std::size_t c = offset / chunk_bytes; c <= last; ++c) stamps_.touch(c);
     }
-    /// One chunk, for the common case of a change inside one element.
-    void touch_at(std::size_t offset) noexcept { stamps_.touch(offset / chunk_bytes); }
 
     // The part's consistency methods (detail::part_ops).
     template <class Visit>
