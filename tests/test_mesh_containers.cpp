@@ -76,7 +76,7 @@ void one_change_per_container() {
 
         // One value of the vector changes on core 2: one chunk moves each way.
         const moved writer = bytes_moved(2, [&] {
-            taco::sync(2, [p, at] { mesh::write(p)->values.set(at, 7L); });
+            taco::sync(2, [p] { mesh::write(p)->values.set(at, 7L); });
         });
         seen s{};
         const moved reader = bytes_moved(1, [&] { s = taco::sync(1, &look, p, at); });

@@ -88,9 +88,10 @@ public:
         }
     }
 
-    // One overload each: a mesh::string on the right converts to string_view.
-    friend bool operator==(const string& a, std::string_view b) noexcept { return a.view() == b; }
-    friend auto operator<=>(const string& a, std::string_view b) noexcept { return a.view() <=> b; }
+    // Hidden friends on views: found only when a mesh::string takes part,
+    // and either side (mesh::string, std::string, const char*) converts.
+    friend bool operator==(std::string_view a, std::string_view b) noexcept { return a == b; }
+    friend auto operator<=>(std::string_view a, std::string_view b) noexcept { return a <=> b; }
     friend std::ostream& operator<<(std::ostream& os, const string& s) { return os << s.view(); }
 
 private:
