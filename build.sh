@@ -23,7 +23,7 @@ need_packages() {
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
-base_packages=(g++ cmake ninja-build catch2 libbenchmark-dev libboost-dev libboost-context-dev)
+base_packages=(g++ cmake ninja-build catch2 libbenchmark-dev libboost-dev libboost-context-dev zlib1g-dev)
 
 configure() { # dir, extra cmake args...
   local dir=$1; shift

@@ -1,0 +1,109 @@
+#pragma once
+// One call from a graph to a clustering on POSIX cores: starts the cores
+// (threads or processes), runs the chosen algorithm with the chosen
+// controller and map variant, and returns the result on the calling thread.
+// The CLI (tools/tacomesh_cluster.cpp), the tests and the benchmarks all go
+// through here.
+//
+//   modularity::cluster_options o{.cores = 2, .platform = execution_mode::processes};
+//   modularity::cluster_result r = modularity::cluster_graph(modularity::read_graph("g.graph.gz"), o);
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include <tacomesh/posix.hpp>
+#include <modularity/graph_data.hpp>
+#include <modularity/greedy.hpp>
+#include <modularity/variants.hpp>
+
+namespace modularity {
+
+enum class algorithm { greedy, multilevel };
+
+inline const char* name(algorithm a) { return a == algorithm::greedy ? "greedy" : "multilevel"; }
+inline algorithm parse_algorithm(std::string_view s) {
+    if (s == "greedy") return algorithm::greedy;
+    if (s == "multilevel") return algorithm::multilevel;
+    throw std::invalid_argument("unknown algorithm '" + std::string(s) + "' (greedy, multilevel)");
+}
+
+using tacomesh::posix::execution_mode;
+inline const char* name(execution_mode m) { return m == execution_mode::processes ? "processes" : "threads"; }
+inline execution_mode parse_platform(std::string_view s) {
+    if (s == "threads") return execution_mode::threads;
+    if (s == "processes") return execution_mode::processes;
+    throw std::invalid_argument("unknown platform '" + std::string(s) + "' (threads, processes)");
+}
+
+struct cluster_options {
+    algorithm algo = algorithm::greedy;
+    taco::core_id cores = 2;
+    execution_mode platform = execution_mode::threads;
+    controller_kind controller = controller_kind::timestamp;
+    maps_kind maps = maps_kind::mix;
+    std::uint64_t max_steps = 0; ///< greedy: 0 = until converged
+    std::uint64_t seed = 1;
+    /// Called on core 0 as the search goes: (steps, Q, clusters).
+    std::function<void(std::uint64_t, double, vertex)> progress;
+};
+
+struct cluster_result {
+    double modularity = 0;
+    vertex clusters = 0;
+    std::uint64_t steps = 0;
+    bool converged = false;
+    double seconds = 0; ///< the clustering alone, without starting cores or building the shared graph
+    std::vector<cluster> assignment;
+    bool oversubscribed = false; ///< more cores than CPUs
+};
+
+/// Cluster ids renumbered 0..k-1 in the order of each cluster's first vertex.
+inline std::vector<cluster> normalised(const std::vector<cluster>& of) {
+    std::vector<cluster> map(of.size(), best_move::none), out(of.size());
+    cluster next = 0;
+    for (std::size_t v = 0; v < of.size(); ++v) {
+        if (map[of[v]] == best_move::none) map[of[v]] = next++;
+        out[v] = map[of[v]];
+    }
+    return out;
+}
+
+/// Check options against each other; throws std::invalid_argument saying what to change.
+inline void check(const cluster_options& o) {
+    if (o.cores < 1) throw std::invalid_argument("--cores must be at least 1");
+    if (o.cores > 1024) throw std::invalid_argument("--cores " + std::to_string(o.cores) + ": at most 1024");
+    if (o.controller == controller_kind::none && o.platform == execution_mode::processes && o.cores > 1)
+        throw std::invalid_argument(
+            "--controller none with --platform processes: each core process caches the shared graph privately, "
+            "and without a controller the workers never see the master's moves; use --platform threads "
+            "(coherent memory) or a controller (broadcast, overlapped, timestamp)");
+}
+
+inline cluster_result cluster_graph(const graph_data& g, const cluster_options& o) {
+    check(o);
+    if (o.algo != algorithm::greedy) throw std::invalid_argument("the multilevel algorithm is not built yet");
+    tacomesh::posix::run_report report;
+    tacomesh::posix::config cfg{.cores = o.cores, .report = &report, .mode = o.platform};
+    // More cores than CPUs: waiting cores must sleep, or they steal the CPU
+    // from the one computing.
+    if (o.cores > std::thread::hardware_concurrency()) cfg.idle = tacomesh::posix::idle_policy::sleep;
+    cluster_result out;
+    taco::run(cfg, [&] {
+        with_variant(o.controller, o.maps, [&]<map_memory G, map_memory M, class C>() {
+            greedy_params p{.max_steps = o.max_steps, .progress = o.progress};
+            greedy_result r = greedy_search<G, M, C>(g, p);
+            out.modularity = r.modularity;
+            out.clusters = r.clusters;
+            out.steps = r.steps;
+            out.converged = r.converged;
+            out.seconds = r.seconds;
+            out.assignment = normalised(r.assignment);
+        });
+    });
+    out.oversubscribed = report.oversubscribed;
+    return out;
+}
+
+} // namespace modularity

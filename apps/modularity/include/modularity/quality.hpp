@@ -1,0 +1,76 @@
+#pragma once
+// Newman-Girvan modularity, from scratch: the check on every incrementally
+// tracked Q, and the measure the tools we compare with report.
+//
+//   Q = sum over clusters c of  f(c, c) / f(V, V)  -  (w(c) / w(V))^2
+//
+// with f the summed weight of directed edges (each undirected edge twice)
+// and w(c) the sum of c's vertices' weighted degrees (so w(V) = f(V, V)).
+#include <concepts>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <modularity/graph_data.hpp>
+
+namespace modularity {
+
+using cluster = std::uint32_t;
+
+/// Q of `of` (cluster per vertex) on any graph view with vertex_count(),
+/// out_edges(v), target(e), weight(e) (graph_data via data_view, or a
+/// shared graph's reader proxy).
+template <class Graph, class ClusterOf>
+    requires std::invocable<ClusterOf&, vertex>
+double modularity_of(const Graph& g, ClusterOf&& of) {
+    const vertex n = g.vertex_count();
+    std::vector<double> weight(n, 0.0);
+    double inside = 0, total = 0;
+    for (vertex v = 0; v < n; ++v) {
+        const cluster c = of(v);
+        if (c >= n) throw std::invalid_argument("modularity: cluster id " + std::to_string(c) + " >= vertex count");
+        for (edge e : g.out_edges(v)) {
+            const double w = g.weight(e);
+            total += w;
+            weight[c] += w;
+            if (of(g.target(e)) == c) inside += w;
+        }
+    }
+    if (total <= 0) return 0; // no edges (or only zero weights): every clustering is as good as any
+    double expected = 0;
+    for (double w : weight) expected += (w / total) * (w / total);
+    return inside / total - expected;
+}
+
+/// graph_data seen through the interface shared graphs' readers offer.
+struct data_view {
+    const graph_data& g;
+    vertex vertex_count() const noexcept { return g.vertex_count(); }
+    struct range {
+        edge first, last;
+        struct iterator {
+            edge e;
+            edge operator*() const noexcept { return e; }
+            iterator& operator++() noexcept {
+                ++e;
+                return *this;
+            }
+            bool operator==(const iterator&) const = default;
+        };
+        iterator begin() const noexcept { return {first}; }
+        iterator end() const noexcept { return {last}; }
+    };
+    range out_edges(vertex v) const noexcept { return {g.first[v], g.first[v + 1]}; }
+    vertex target(edge e) const noexcept { return g.target[e]; }
+    double weight(edge e) const noexcept { return g.weight[e]; }
+};
+
+inline double modularity_of(const graph_data& g, std::span<const cluster> of) {
+    if (of.size() != g.vertex_count())
+        throw std::invalid_argument("modularity: " + std::to_string(of.size()) + " cluster ids for " +
+                                    std::to_string(g.vertex_count()) + " vertices");
+    return modularity_of(data_view{g}, [&](vertex v) { return of[v]; });
+}
+
+} // namespace modularity

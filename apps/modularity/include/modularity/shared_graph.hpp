@@ -1,0 +1,133 @@
+#pragma once
+// The graph in MESH, as the MESH paper composes it (section II.B, Figures 2
+// and 3): two index spaces, vertices and (directed) edges, and mappings on
+// them: the three that connect them (vertex -> its first out-edge, edge ->
+// its source, edge -> its target) and the weights (vertex -> weighted
+// degree, edge -> weight). Every part is its own shared object, a
+// range_space or a chunked_map in memory mode M (the paper's DCM, NCM, WT).
+//
+// The composite is a shared object too: the sharing pointers of its parts.
+// Reading the graph part by part would acquire and release a part at every
+// call; its reader proxy (section III.C, "the graph reader access proxy")
+// acquires every part once and offers the navigation:
+//
+//   auto g = modularity::make_shared_graph<mesh::map_memory::dcm, mesh::controllers::broadcast>(data);
+//   { auto r = mesh::read(g); for (auto e : r.out_edges(v)) sum += r.weight(e); }
+//   modularity::destroy_shared_graph(g);
+#include <cstdint>
+
+#include <mesh/mesh.hpp>
+#include <modularity/graph_data.hpp>
+
+namespace modularity {
+
+using mesh::map_memory;
+
+namespace detail {
+/// Fill a map under its writer proxy: dcm values in place, the others
+/// through set (ncm and wt must see each write).
+template <class Map, class Value>
+void fill(const mesh::sharing_ptr<Map>& map, std::size_t n, Value value) {
+    auto w = mesh::write(map);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto k = typename Map::key_type(i);
+        if constexpr (Map::memory == map_memory::dcm) w.ref(k) = value(i);
+        else w.set(k, value(i));
+    }
+}
+} // namespace detail
+
+/// Half-open range of edge indices, iterable.
+struct edge_range {
+    edge first, last;
+    mesh::range_space::iterator begin() const noexcept { return mesh::range_space::iterator(first); }
+    mesh::range_space::iterator end() const noexcept { return mesh::range_space::iterator(last); }
+    edge size() const noexcept { return last - first; }
+};
+
+template <map_memory M>
+class shared_graph {
+public:
+    template <class V>
+    using map = mesh::chunked_map<std::uint32_t, V, M>;
+
+    mesh::sharing_ptr<mesh::range_space> vertices, edges;
+    mesh::sharing_ptr<map<edge>> first_edge;    ///< vertex -> its first out-edge
+    mesh::sharing_ptr<map<vertex>> edge_source; ///< edge -> the vertex it starts at
+    mesh::sharing_ptr<map<vertex>> edge_target; ///< edge -> the vertex it ends at
+    mesh::sharing_ptr<map<double>> vertex_weight, edge_weight;
+    double total_weight = 0; ///< 2m
+    bool weighted = false;
+
+    /// The whole graph for reading, acquired once.
+    class reader_proxy {
+    public:
+        explicit reader_proxy(const mesh::sharing_ptr<shared_graph>& g)
+            : self_(g), vertices_(self_->vertices), edges_(self_->edges), first_(self_->first_edge),
+              source_(self_->edge_source), target_(self_->edge_target), vweight_(self_->vertex_weight),
+              eweight_(self_->edge_weight) {}
+
+        vertex vertex_count() const noexcept { return vertex(vertices_.size()); }
+        edge edge_count() const noexcept { return edge(edges_.size()); }
+        auto vertices() const noexcept { return edge_range{0, vertex_count()}; }
+        edge_range out_edges(vertex v) const {
+            return {first_.get(v), v + 1 < vertex_count() ? first_.get(v + 1) : edge_count()};
+        }
+        vertex source(edge e) const { return source_.get(e); }
+        vertex target(edge e) const { return target_.get(e); }
+        double weight(edge e) const { return eweight_.get(e); }
+        /// The sum of v's out-edges' weights (its weighted degree).
+        double vertex_weight(vertex v) const { return vweight_.get(v); }
+        double total_weight() const noexcept { return self_->total_weight; }
+        bool weighted() const noexcept { return self_->weighted; }
+
+    private:
+        mesh::reader<shared_graph> self_;
+        mesh::range_space::reader_proxy vertices_, edges_;
+        typename map<edge>::reader_proxy first_;
+        typename map<vertex>::reader_proxy source_, target_;
+        typename map<double>::reader_proxy vweight_, eweight_;
+    };
+};
+
+/// Put `data` into MESH: every part under controller C, maps in memory M.
+template <map_memory M, class C>
+mesh::sharing_ptr<shared_graph<M>> make_shared_graph(const graph_data& data) {
+    using G = shared_graph<M>;
+    const vertex n = data.vertex_count();
+    const edge m = data.edge_count();
+    G parts;
+    parts.vertices = mesh::make_shared_object<mesh::range_space, C>(n);
+    parts.edges = mesh::make_shared_object<mesh::range_space, C>(m);
+    parts.first_edge = mesh::make_mapping<typename G::template map<edge>, C>(parts.vertices);
+    parts.vertex_weight = mesh::make_mapping<typename G::template map<double>, C>(parts.vertices);
+    parts.edge_source = mesh::make_mapping<typename G::template map<vertex>, C>(parts.edges);
+    parts.edge_target = mesh::make_mapping<typename G::template map<vertex>, C>(parts.edges);
+    parts.edge_weight = mesh::make_mapping<typename G::template map<double>, C>(parts.edges);
+    detail::fill(parts.first_edge, n, [&](std::size_t v) { return data.first[v]; });
+    detail::fill(parts.vertex_weight, n, [&](std::size_t v) { return data.vertex_weight(vertex(v)); });
+    std::vector<vertex> source(m);
+    for (vertex v = 0; v < n; ++v)
+        for (edge e = data.first[v]; e < data.first[v + 1]; ++e) source[e] = v;
+    detail::fill(parts.edge_source, m, [&](std::size_t e) { return source[e]; });
+    detail::fill(parts.edge_target, m, [&](std::size_t e) { return data.target[e]; });
+    detail::fill(parts.edge_weight, m, [&](std::size_t e) { return data.weight[e]; });
+    parts.total_weight = data.total_weight();
+    parts.weighted = data.weighted;
+    return mesh::make_shared_object<G, C>(parts);
+}
+
+template <map_memory M>
+void destroy_shared_graph(mesh::sharing_ptr<shared_graph<M>>& g) {
+    shared_graph<M> parts = mesh::reader<shared_graph<M>>(g).get(); // the parts' pointers, not their proxies
+    mesh::destroy_shared_object(g);
+    mesh::destroy_shared_object(parts.edge_weight);
+    mesh::destroy_shared_object(parts.edge_target);
+    mesh::destroy_shared_object(parts.edge_source);
+    mesh::destroy_shared_object(parts.vertex_weight);
+    mesh::destroy_shared_object(parts.first_edge);
+    mesh::destroy_shared_object(parts.edges);
+    mesh::destroy_shared_object(parts.vertices);
+}
+
+} // namespace modularity

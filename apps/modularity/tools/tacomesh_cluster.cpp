@@ -1,0 +1,206 @@
+// tacomesh-cluster: modularity clustering of a graph file on tacomesh cores.
+// Run with --help for the options.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <modularity/cluster.hpp>
+#include <modularity/graph_reader.hpp>
+
+namespace {
+
+const char* usage_text = R"(usage: tacomesh-cluster [options] GRAPH
+
+Finds a clustering of GRAPH's vertices with high modularity (Newman-Girvan Q),
+on tacomesh cores sharing the graph through MESH shared objects.
+
+GRAPH   METIS/DIMACS .graph, edge list .el (FROM TO [WEIGHT] per line; directed
+        lines are symmetrised, w(u,v) = a(u,v) + a(v,u)), or Pajek .net; each may
+        be gzip-compressed (.gz). --format overrides the file name's suffix.
+
+options:
+  --algorithm greedy|multilevel  greedy: globally greedy vertex moving, the MESH
+                                 paper's algorithm (deterministic); multilevel:
+                                 the best quality (default)
+  --cores N                      cores to run on (default: the CPUs, at least 2)
+  --platform threads|processes   cores as threads, or as processes with private
+                                 memory (coherence by the controller) (default threads)
+  --controller none|broadcast|overlapped|timestamp   consistency controller (default timestamp)
+  --maps dcm|ncm|wt|mix          memory of the shared maps: cached, non-cached,
+                                 write-through, or mix: static graph cached,
+                                 clustering write-through (default mix)
+  --max-steps K                  greedy: stop after K moves (default: until no gain)
+  --seed S                       random seed of the multilevel algorithm (default 1)
+  --format metis|el|pajek        the file's format, if its name does not say
+  --output FILE                  write one cluster id per line, in vertex order
+  --json                         print a JSON object on stdout instead of text
+  --quiet                        no progress line (it is shown only on a terminal anyway)
+  --help                         this text
+)";
+
+[[noreturn]] void usage_error(const std::string& why) {
+    std::fprintf(stderr, "tacomesh-cluster: %s\n(run tacomesh-cluster --help for the options)\n", why.c_str());
+    std::exit(2);
+}
+
+struct cli {
+    modularity::cluster_options run;
+    std::string graph, output;
+    std::optional<modularity::graph_format> format;
+    bool json = false, quiet = false;
+};
+
+std::uint64_t number(const std::string& flag, const std::string& v) {
+    std::size_t used = 0;
+    unsigned long long x = 0;
+    try {
+        if (!v.empty() && v[0] == '-') throw std::invalid_argument("negative");
+        x = std::stoull(v, &used);
+    } catch (const std::exception&) {
+        usage_error(flag + " needs a non-negative integer, not '" + v + "'");
+    }
+    if (used != v.size()) usage_error(flag + " needs a non-negative integer, not '" + v + "'");
+    return x;
+}
+
+cli parse(int argc, char** argv) {
+    cli c;
+    c.run.algo = modularity::algorithm::multilevel;
+    c.run.cores = std::max(2u, std::thread::hardware_concurrency());
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) usage_error(a + " needs a value");
+            return argv[++i];
+        };
+        try {
+            if (a == "--help" || a == "-h") {
+                std::fputs(usage_text, stdout);
+                std::exit(0);
+            } else if (a == "--algorithm") c.run.algo = modularity::parse_algorithm(value());
+            else if (a == "--cores") c.run.cores = taco::core_id(std::min<std::uint64_t>(number(a, value()), 1u << 20));
+            else if (a == "--platform") c.run.platform = modularity::parse_platform(value());
+            else if (a == "--controller") c.run.controller = modularity::parse_controller(value());
+            else if (a == "--maps") c.run.maps = modularity::parse_maps(value());
+            else if (a == "--max-steps") c.run.max_steps = number(a, value());
+            else if (a == "--seed") c.run.seed = number(a, value());
+            else if (a == "--format") c.format = modularity::parse_format(value());
+            else if (a == "--output") c.output = value();
+            else if (a == "--json") c.json = true;
+            else if (a == "--quiet") c.quiet = true;
+            else if (a.size() > 1 && a[0] == '-') usage_error("unknown option '" + a + "'");
+            else if (!c.graph.empty()) usage_error("more than one graph file ('" + c.graph + "', '" + a + "')");
+            else c.graph = a;
+        } catch (const std::invalid_argument& e) {
+            usage_error(e.what());
+        }
+    }
+    if (c.graph.empty()) usage_error("no graph file given");
+    try {
+        modularity::check(c.run);
+    } catch (const std::invalid_argument& e) {
+        usage_error(e.what());
+    }
+    return c;
+}
+
+std::string json_string(const std::string& s) {
+    std::string out = "\"";
+    for (unsigned char ch : s) {
+        if (ch == '"' || ch == '\\') out += '\\', out += char(ch);
+        else if (ch < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", ch);
+            out += buf;
+        } else out += char(ch);
+    }
+    return out + "\"";
+}
+
+/// A progress line on stderr, at most every 100 ms, when it is a terminal.
+class progress_line {
+public:
+    explicit progress_line(bool on) : on_(on) {}
+    void operator()(const std::string& text) {
+        if (!on_) return;
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last_ < std::chrono::milliseconds(100)) return;
+        last_ = now;
+        std::fprintf(stderr, "\r\033[K%s", text.c_str());
+        shown_ = true;
+    }
+    void clear() {
+        if (shown_) std::fprintf(stderr, "\r\033[K");
+        shown_ = false;
+    }
+
+private:
+    bool on_;
+    bool shown_ = false;
+    std::chrono::steady_clock::time_point last_{};
+};
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const cli c = parse(argc, argv);
+    progress_line progress(!c.quiet && ::isatty(STDERR_FILENO));
+    try {
+        const auto t0 = std::chrono::steady_clock::now();
+        modularity::read_options ro;
+        ro.progress = [&](std::uint64_t bytes) { progress("reading " + c.graph + ": " + std::to_string(bytes >> 20) + " MiB"); };
+        const modularity::graph_data g = modularity::read_graph(c.graph, c.format, ro);
+        const double load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        progress.clear();
+
+        modularity::cluster_options o = c.run;
+        o.progress = [&](std::uint64_t steps, double q, modularity::vertex k) {
+            char buf[128];
+            std::snprintf(buf, sizeof buf, "step %llu: Q = %.6f, %u clusters", static_cast<unsigned long long>(steps), q, k);
+            progress(buf);
+        };
+        const modularity::cluster_result r = modularity::cluster_graph(g, o);
+        progress.clear();
+
+        if (!c.output.empty()) {
+            std::ofstream out(c.output);
+            for (auto id : r.assignment) out << id << '\n';
+            out.flush();
+            if (!out) throw std::runtime_error("cannot write " + c.output + ": " + std::strerror(errno));
+        }
+        if (c.json) {
+            std::printf("{\"graph\": %s, \"vertices\": %u, \"edges\": %zu, \"weighted\": %s, \"algorithm\": \"%s\", "
+                        "\"cores\": %u, \"platform\": \"%s\", \"controller\": \"%s\", \"maps\": \"%s\", "
+                        "\"seed\": %llu, \"modularity\": %.10f, \"clusters\": %u, \"steps\": %llu, "
+                        "\"converged\": %s, \"seconds\": %.6f, \"load_seconds\": %.6f, \"oversubscribed\": %s}\n",
+                        json_string(c.graph).c_str(), g.vertex_count(), g.undirected_edge_count(),
+                        g.weighted ? "true" : "false", modularity::name(o.algo), o.cores, modularity::name(o.platform),
+                        modularity::name(o.controller), modularity::name(o.maps),
+                        static_cast<unsigned long long>(o.seed), r.modularity, r.clusters,
+                        static_cast<unsigned long long>(r.steps), r.converged ? "true" : "false", r.seconds,
+                        load_seconds, r.oversubscribed ? "true" : "false");
+        } else {
+            std::printf("graph: %s: %u vertices, %zu edges%s (read in %.3f s)\n", c.graph.c_str(), g.vertex_count(),
+                        g.undirected_edge_count(), g.weighted ? ", weighted" : "", load_seconds);
+            std::printf("%s on %u cores (%s%s, controller %s, maps %s): %llu steps%s\n", modularity::name(o.algo),
+                        o.cores, modularity::name(o.platform), r.oversubscribed ? ", oversubscribed" : "",
+                        modularity::name(o.controller), modularity::name(o.maps),
+                        static_cast<unsigned long long>(r.steps), r.converged ? ", converged" : ", stopped at --max-steps");
+            std::printf("modularity Q = %.4f with %u clusters, in %.3f s%s\n", r.modularity, r.clusters, r.seconds,
+                        c.output.empty() ? "" : (", clusters written to " + c.output).c_str());
+        }
+        return 0;
+    } catch (const std::exception& e) {
+        progress.clear();
+        std::fprintf(stderr, "tacomesh-cluster: %s\n", e.what());
+        return 1;
+    }
+}
