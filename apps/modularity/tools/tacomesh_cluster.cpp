@@ -39,6 +39,9 @@ options:
                                  clustering write-through (default mix)
   --max-steps K                  greedy: stop after K moves (default: until no gain)
   --seed S                       random seed of the multilevel algorithm (default 1)
+  --effort X                     multilevel: how long to keep searching on small graphs
+                                 (rounds without improvement ~ X * 50000 / (n + m),
+                                 1 to 64; default 1; 0 = one round without improvement)
   --format metis|el|pajek        the file's format, if its name does not say
   --output FILE                  write one cluster id per line, in vertex order
   --json                         print a JSON object on stdout instead of text
@@ -92,6 +95,13 @@ cli parse(int argc, char** argv) {
             else if (a == "--maps") c.run.maps = modularity::parse_maps(value());
             else if (a == "--max-steps") c.run.max_steps = number(a, value());
             else if (a == "--seed") c.run.seed = number(a, value());
+            else if (a == "--effort") {
+                const std::string v = value();
+                char* end = nullptr;
+                c.run.effort = std::strtod(v.c_str(), &end);
+                if (end == v.c_str() || *end || !(c.run.effort >= 0) || c.run.effort > 1e6)
+                    usage_error("--effort needs a number from 0 to 1e6, not '" + v + "'");
+            }
             else if (a == "--format") c.format = modularity::parse_format(value());
             else if (a == "--output") c.output = value();
             else if (a == "--json") c.json = true;

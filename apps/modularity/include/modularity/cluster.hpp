@@ -15,6 +15,7 @@
 
 #include <tacomesh/posix.hpp>
 #include <modularity/graph_data.hpp>
+#include <modularity/ensemble_search.hpp>
 #include <modularity/greedy.hpp>
 #include <modularity/variants.hpp>
 
@@ -38,13 +39,14 @@ inline execution_mode parse_platform(std::string_view s) {
 }
 
 struct cluster_options {
-    algorithm algo = algorithm::greedy;
+    algorithm algo = algorithm::multilevel;
     taco::core_id cores = 2;
     execution_mode platform = execution_mode::threads;
     controller_kind controller = controller_kind::timestamp;
     maps_kind maps = maps_kind::mix;
     std::uint64_t max_steps = 0; ///< greedy: 0 = until converged
     std::uint64_t seed = 1;
+    double effort = 1; ///< multilevel: more rounds on small graphs (see ensemble_search.hpp)
     /// Called on core 0 as the search goes: (steps, Q, clusters).
     std::function<void(std::uint64_t, double, vertex)> progress;
 };
@@ -52,7 +54,7 @@ struct cluster_options {
 struct cluster_result {
     double modularity = 0;
     vertex clusters = 0;
-    std::uint64_t steps = 0;
+    std::uint64_t steps = 0; ///< greedy: moves; multilevel: ensemble rounds
     bool converged = false;
     double seconds = 0; ///< the clustering alone, without starting cores or building the shared graph
     std::vector<cluster> assignment;
@@ -83,7 +85,6 @@ inline void check(const cluster_options& o) {
 
 inline cluster_result cluster_graph(const graph_data& g, const cluster_options& o) {
     check(o);
-    if (o.algo != algorithm::greedy) throw std::invalid_argument("the multilevel algorithm is not built yet");
     tacomesh::posix::run_report report;
     tacomesh::posix::config cfg{.cores = o.cores, .report = &report, .mode = o.platform};
     // More cores than CPUs: waiting cores must sleep, or they steal the CPU
@@ -92,14 +93,25 @@ inline cluster_result cluster_graph(const graph_data& g, const cluster_options& 
     cluster_result out;
     taco::run(cfg, [&] {
         with_variant(o.controller, o.maps, [&]<map_memory G, map_memory M, class C>() {
-            greedy_params p{.max_steps = o.max_steps, .progress = o.progress};
-            greedy_result r = greedy_search<G, M, C>(g, p);
-            out.modularity = r.modularity;
-            out.clusters = r.clusters;
-            out.steps = r.steps;
-            out.converged = r.converged;
-            out.seconds = r.seconds;
-            out.assignment = normalised(r.assignment);
+            if (o.algo == algorithm::greedy) {
+                greedy_params p{.max_steps = o.max_steps, .progress = o.progress};
+                greedy_result r = greedy_search<G, M, C>(g, p);
+                out.modularity = r.modularity;
+                out.clusters = r.clusters;
+                out.steps = r.steps;
+                out.converged = r.converged;
+                out.seconds = r.seconds;
+                out.assignment = normalised(r.assignment);
+            } else {
+                ensemble_params p{.seed = o.seed, .effort = o.effort, .progress = o.progress};
+                ensemble_result r = ensemble_search<G, M, C>(g, p);
+                out.modularity = r.modularity;
+                out.clusters = r.clusters;
+                out.steps = r.rounds;
+                out.converged = true;
+                out.seconds = r.seconds;
+                out.assignment = normalised(r.assignment);
+            }
         });
     });
     out.oversubscribed = report.oversubscribed;

@@ -64,6 +64,9 @@ struct data_view {
     range out_edges(vertex v) const noexcept { return {g.first[v], g.first[v + 1]}; }
     vertex target(edge e) const noexcept { return g.target[e]; }
     double weight(edge e) const noexcept { return g.weight[e]; }
+    edge edge_count() const noexcept { return g.edge_count(); }
+    double vertex_weight(vertex v) const noexcept { return g.vertex_weight(v); }
+    double total_weight() const noexcept { return g.total_weight(); }
 };
 
 inline double modularity_of(const graph_data& g, std::span<const cluster> of) {

@@ -1,0 +1,307 @@
+#pragma once
+// The building blocks of the multilevel algorithm (multilevel.hpp), each on
+// any graph view with vertex_count(), out_edges(v), target(e), weight(e),
+// vertex_weight(v) and total_weight(): a level's private graph, or the
+// shared graph's reader proxy.
+//
+//   local_move  vertex moving to the best neighbouring cluster until no move
+//               gains, revisiting only the neighbours of moved vertices (the
+//               Leiden algorithm's fast local moving; Rotta and Noack's
+//               refinement step when run on every level on the way down);
+//   refine      split each cluster into well-connected sub-clusters by
+//               merging singletons greedily (Leiden's refinement with its
+//               randomness parameter theta -> 0): the coarse graph is built
+//               from the sub-clusters, so a part of a cluster can still
+//               move to another cluster at the next level;
+//   aggregate   the coarse graph: one vertex per sub-cluster, edge weights
+//               summed, internal weight kept as a self-loop, so every
+//               clustering of the coarse graph has the same Q as its
+//               projection onto the fine one.
+//
+// Units: W = the sum of all directed edge weights (2m); moving v from its
+// cluster C (v removed) to D gains (2/W) (f(v,D) - f(v,C) - w(v)(w(D) - w(C))/W).
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include <modularity/graph_data.hpp>
+#include <modularity/shared_graph.hpp>
+
+namespace modularity {
+
+using cluster = std::uint32_t;
+using rng = std::mt19937_64;
+
+/// A level's graph in private memory (the coarse levels of the hierarchy).
+struct level_graph {
+    std::vector<edge> first{0};
+    std::vector<vertex> targets;
+    std::vector<double> weights;
+    std::vector<double> vweights;
+    double total = 0;
+
+    vertex vertex_count() const noexcept { return vertex(first.size() - 1); }
+    edge edge_count() const noexcept { return edge(targets.size()); }
+    edge_range out_edges(vertex v) const noexcept { return {first[v], first[v + 1]}; }
+    vertex target(edge e) const noexcept { return targets[e]; }
+    double weight(edge e) const noexcept { return weights[e]; }
+    double vertex_weight(vertex v) const noexcept { return vweights[v]; }
+    double total_weight() const noexcept { return total; }
+};
+
+/// A private copy of any graph view (a shared graph's reader proxy).
+template <class Graph>
+level_graph private_copy(const Graph& g) {
+    level_graph c;
+    const vertex n = g.vertex_count();
+    const edge m = g.edge_count();
+    c.first.resize(std::size_t(n) + 1);
+    c.vweights.resize(n);
+    c.targets.resize(m);
+    c.weights.resize(m);
+    for (vertex v = 0; v < n; ++v) {
+        c.first[v] = g.out_edges(v).first;
+        c.vweights[v] = g.vertex_weight(v);
+    }
+    c.first[n] = m;
+    for (edge e = 0; e < m; ++e) {
+        c.targets[e] = g.target(e);
+        c.weights[e] = g.weight(e);
+    }
+    c.total = g.total_weight();
+    return c;
+}
+
+/// Per-cluster accumulators reused across vertices (stamped: nothing to
+/// clear between vertices).
+class neighbour_sums {
+public:
+    void resize(std::size_t n) {
+        if (sum_.size() < n) {
+            sum_.resize(n, 0.0);
+            stamp_of_.resize(n, 0);
+        }
+    }
+    void start() {
+        if (++stamp_ == 0) {
+            std::fill(stamp_of_.begin(), stamp_of_.end(), 0);
+            stamp_ = 1;
+        }
+        touched_.clear();
+    }
+    void add(cluster c, double w) {
+        if (stamp_of_[c] != stamp_) {
+            stamp_of_[c] = stamp_;
+            sum_[c] = 0;
+            touched_.push_back(c);
+        }
+        sum_[c] += w;
+    }
+    double operator[](cluster c) const noexcept { return stamp_of_[c] == stamp_ ? sum_[c] : 0.0; }
+    const std::vector<cluster>& touched() const noexcept { return touched_; }
+
+private:
+    std::vector<double> sum_;
+    std::vector<std::uint32_t> stamp_of_;
+    std::uint32_t stamp_ = 0;
+    std::vector<cluster> touched_;
+};
+
+/// Scratch memory of one core's multilevel search, kept across levels and
+/// iterations so that the hot loops never allocate.
+struct workspace {
+    neighbour_sums sums;
+    std::vector<double> cw, rw, ext;
+    std::vector<vertex> csize, rsize;
+    std::vector<cluster> empty;
+    std::vector<vertex> queue, order;
+    std::vector<std::uint8_t> queued;
+};
+
+namespace detail {
+inline void shuffled_order(std::vector<vertex>& order, vertex n, rng& r) {
+    order.resize(n);
+    std::iota(order.begin(), order.end(), vertex(0));
+    std::shuffle(order.begin(), order.end(), r);
+}
+} // namespace detail
+
+/// Move vertices to their best neighbouring cluster (or a new one) until no
+/// move gains; `of` holds cluster ids < vertex_count(). Returns the moves made.
+template <class Graph>
+std::uint64_t local_move(const Graph& g, std::vector<cluster>& of, rng& r, workspace& ws) {
+    const vertex n = g.vertex_count();
+    const double total = g.total_weight();
+    if (!(total > 0) || n < 2) return 0;
+    const double inv = 1.0 / total;
+    // A move must gain more than rounding can fake, or two equal options
+    // could trade a vertex back and forth for ever.
+    const double eps = 1e-13 * total;
+    auto& cw = ws.cw;
+    auto& csize = ws.csize;
+    cw.assign(n, 0.0);
+    csize.assign(n, 0);
+    for (vertex v = 0; v < n; ++v) {
+        cw[of[v]] += g.vertex_weight(v);
+        ++csize[of[v]];
+    }
+    ws.empty.clear();
+    for (cluster c = n; c-- > 0;)
+        if (csize[c] == 0) ws.empty.push_back(c);
+    ws.sums.resize(n);
+    detail::shuffled_order(ws.queue, n, r); // the queue starts as every vertex, in random order
+    ws.queued.assign(n, 1);
+    std::size_t head = 0;
+    std::uint64_t moves = 0;
+    while (head < ws.queue.size()) {
+        const vertex v = ws.queue[head++];
+        if (head > n && head * 2 > ws.queue.size()) { // compact the consumed front now and then
+            ws.queue.erase(ws.queue.begin(), ws.queue.begin() + std::ptrdiff_t(head));
+            head = 0;
+        }
+        ws.queued[v] = 0;
+        const cluster from = of[v];
+        const double wv = g.vertex_weight(v);
+        ws.sums.start();
+        for (edge e : g.out_edges(v))
+            if (const vertex u = g.target(e); u != v) ws.sums.add(of[u], g.weight(e));
+        cw[from] -= wv;
+        --csize[from];
+        const double stay = ws.sums[from] - wv * cw[from] * inv;
+        cluster best = from;
+        double best_gain = stay;
+        for (cluster d : ws.sums.touched()) {
+            const double gain = ws.sums[d] - wv * cw[d] * inv;
+            if (gain > best_gain) {
+                best_gain = gain;
+                best = d;
+            }
+        }
+        if (csize[from] > 0 && 0.0 > best_gain) { // alone is best: a new cluster
+            best_gain = 0.0;
+            best = ws.empty.back();
+        }
+        if (best != from && best_gain - stay <= eps) best = from;
+        if (best != from && csize[best] == 0) ws.empty.pop_back();
+        cw[best] += wv;
+        ++csize[best];
+        if (best == from) continue;
+        of[v] = best;
+        ++moves;
+        if (csize[from] == 0) ws.empty.push_back(from);
+        for (edge e : g.out_edges(v)) {
+            const vertex u = g.target(e);
+            if (!ws.queued[u] && of[u] != best) {
+                ws.queued[u] = 1;
+                ws.queue.push_back(u);
+            }
+        }
+    }
+    return moves;
+}
+
+/// Leiden's refinement (greedy): sub-clusters of each cluster of `of`,
+/// grown from singletons by merging a well-connected singleton into the
+/// well-connected sub-cluster of its own cluster it gains most joining.
+/// Returns a sub-cluster id per vertex (ids < vertex_count()).
+template <class Graph>
+std::vector<cluster> refine(const Graph& g, const std::vector<cluster>& of, rng& r, workspace& ws) {
+    const vertex n = g.vertex_count();
+    const double total = g.total_weight();
+    std::vector<cluster> sub(n);
+    std::iota(sub.begin(), sub.end(), cluster(0));
+    if (!(total > 0)) return sub;
+    const double inv = 1.0 / total;
+    auto& cw = ws.cw;
+    auto& rw = ws.rw;
+    auto& ext = ws.ext;
+    auto& rsize = ws.rsize;
+    cw.assign(n, 0.0);
+    rw.resize(n);
+    ext.assign(n, 0.0);
+    rsize.assign(n, 1);
+    for (vertex v = 0; v < n; ++v) {
+        rw[v] = g.vertex_weight(v);
+        cw[of[v]] += rw[v];
+        for (edge e : g.out_edges(v)) // ext: weight from the sub-cluster to the rest of its cluster
+            if (const vertex u = g.target(e); u != v && of[u] == of[v]) ext[v] += g.weight(e);
+    }
+    ws.sums.resize(n);
+    detail::shuffled_order(ws.order, n, r);
+    for (vertex v : ws.order) {
+        if (sub[v] != v || rsize[v] != 1) continue; // only singletons move
+        const cluster c = of[v];
+        const double wv = rw[v];
+        if (!(ext[v] >= wv * (cw[c] - wv) * inv)) continue; // v is not well connected to its cluster
+        ws.sums.start();
+        for (edge e : g.out_edges(v))
+            if (const vertex u = g.target(e); u != v && of[u] == c) ws.sums.add(sub[u], g.weight(e));
+        cluster best = v;
+        double best_gain = 0;
+        for (cluster t : ws.sums.touched()) {
+            if (!(ext[t] >= rw[t] * (cw[c] - rw[t]) * inv)) continue; // t is not well connected
+            const double gain = ws.sums[t] - wv * rw[t] * inv;
+            if (gain >= best_gain) {
+                best_gain = gain;
+                best = t;
+            }
+        }
+        if (best == v) continue;
+        sub[v] = best;
+        ext[best] += ext[v] - 2 * ws.sums[best];
+        rw[best] += wv;
+        ++rsize[best];
+        rsize[v] = 0;
+    }
+    return sub;
+}
+
+/// Renumber ids densely 0..k-1 in the order of first appearance; returns k.
+inline cluster compact(std::vector<cluster>& ids) {
+    std::vector<cluster> map(ids.size(), cluster(-1));
+    cluster k = 0;
+    for (cluster& c : ids) {
+        if (map[c] == cluster(-1)) map[c] = k++;
+        c = map[c];
+    }
+    return k;
+}
+
+/// The coarse graph: vertex `group[v]` (ids 0..k-1) for each fine vertex v.
+template <class Graph>
+level_graph aggregate(const Graph& g, const std::vector<cluster>& group, cluster k, workspace& ws) {
+    const vertex n = g.vertex_count();
+    level_graph c;
+    c.total = g.total_weight();
+    c.vweights.assign(k, 0.0);
+    // members of each coarse vertex, by counting sort
+    std::vector<vertex> start(std::size_t(k) + 1, 0), members(n);
+    for (vertex v = 0; v < n; ++v) ++start[group[v] + 1];
+    for (cluster a = 0; a < k; ++a) start[a + 1] += start[a];
+    {
+        std::vector<vertex> fill(start.begin(), start.end() - 1);
+        for (vertex v = 0; v < n; ++v) members[fill[group[v]]++] = v;
+    }
+    ws.sums.resize(k);
+    c.first.assign(std::size_t(k) + 1, 0);
+    c.targets.reserve(std::min<std::size_t>(g.edge_count(), std::size_t(k) * 8));
+    c.weights.reserve(c.targets.capacity());
+    for (cluster a = 0; a < k; ++a) {
+        ws.sums.start();
+        for (vertex i = start[a]; i < start[a + 1]; ++i) {
+            const vertex v = members[i];
+            c.vweights[a] += g.vertex_weight(v);
+            for (edge e : g.out_edges(v)) ws.sums.add(group[g.target(e)], g.weight(e));
+        }
+        for (cluster b : ws.sums.touched()) {
+            c.targets.push_back(b);
+            c.weights.push_back(ws.sums[b]);
+        }
+        c.first[a + 1] = edge(c.targets.size());
+    }
+    return c;
+}
+
+} // namespace modularity
