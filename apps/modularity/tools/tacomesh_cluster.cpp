@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -39,12 +40,15 @@ options:
                                  clustering write-through (default mix)
   --max-steps K                  greedy: stop after K moves (default: until no gain)
   --seed S                       random seed of the multilevel algorithm (default 1)
-  --effort X                     multilevel: how long to keep searching on small graphs
-                                 (rounds without improvement ~ X * 50000 / (n + m),
-                                 1 to 64; default 1; 0 = one round without improvement)
+  --effort X                     multilevel: how hard to search (default 1): a gain
+                                 below 0.001 / X ends a member's iterations and the rounds,
+                                 and graphs with n + m < 10000 get up to X * 30000 / (n + m)
+                                 more rounds without one (1 to 64 in all)
   --format metis|el|pajek        the file's format, if its name does not say
   --output FILE                  write one cluster id per line, in vertex order
   --json                         print a JSON object on stdout instead of text
+  --members                      also list each cluster's vertices (names from the file, else
+                                 1-based numbers), largest clusters first
   --quiet                        no progress line (it is shown only on a terminal anyway)
   --help                         this text
 )";
@@ -58,7 +62,7 @@ struct cli {
     modularity::cluster_options run;
     std::string graph, output;
     std::optional<modularity::graph_format> format;
-    bool json = false, quiet = false;
+    bool json = false, quiet = false, members = false;
 };
 
 std::uint64_t number(const std::string& flag, const std::string& v) {
@@ -106,6 +110,7 @@ cli parse(int argc, char** argv) {
             else if (a == "--output") c.output = value();
             else if (a == "--json") c.json = true;
             else if (a == "--quiet") c.quiet = true;
+            else if (a == "--members") c.members = true;
             else if (a.size() > 1 && a[0] == '-') usage_error("unknown option '" + a + "'");
             else if (!c.graph.empty()) usage_error("more than one graph file ('" + c.graph + "', '" + a + "')");
             else c.graph = a;
@@ -133,6 +138,24 @@ std::string json_string(const std::string& s) {
         } else out += char(ch);
     }
     return out + "\"";
+}
+
+/// The clusters, largest first, with their vertices' names (capped, so a
+/// big graph prints a readable summary).
+void print_members(const modularity::graph_data& g, const std::vector<modularity::cluster>& of) {
+    std::vector<std::vector<modularity::vertex>> members;
+    for (modularity::vertex v = 0; v < of.size(); ++v) {
+        if (of[v] >= members.size()) members.resize(of[v] + 1);
+        members[of[v]].push_back(v);
+    }
+    std::stable_sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+    constexpr std::size_t max_clusters = 20, max_names = 24;
+    for (std::size_t c = 0; c < members.size() && c < max_clusters; ++c) {
+        std::printf("  cluster %zu (%zu):", c + 1, members[c].size());
+        for (std::size_t i = 0; i < members[c].size() && i < max_names; ++i) std::printf(" %s", g.name(members[c][i]).c_str());
+        std::printf("%s\n", members[c].size() > max_names ? " ..." : "");
+    }
+    if (members.size() > max_clusters) std::printf("  ... and %zu smaller clusters\n", members.size() - max_clusters);
 }
 
 /// A progress line on stderr, at most every 100 ms, when it is a terminal.
@@ -206,6 +229,7 @@ int main(int argc, char** argv) {
                         static_cast<unsigned long long>(r.steps), r.converged ? ", converged" : ", stopped at --max-steps");
             std::printf("modularity Q = %.4f with %u clusters, in %.3f s%s\n", r.modularity, r.clusters, r.seconds,
                         c.output.empty() ? "" : (", clusters written to " + c.output).c_str());
+            if (c.members) print_members(g, r.assignment);
         }
         return 0;
     } catch (const std::exception& e) {

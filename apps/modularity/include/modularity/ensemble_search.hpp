@@ -53,6 +53,11 @@ struct ensemble_params {
     double effort = 1;
     /// Multilevel iterations without improvement before a member stops.
     unsigned member_patience = 1;
+    /// A gain in Q of at most this does not count as an improvement, for a
+    /// member's iteration and for a round (so the search does not go on
+    /// for crumbs on big graphs; small graphs get more rounds anyway);
+    /// 0: 1e-3 / effort.
+    double tolerance = 0;
     std::function<void(std::uint64_t, double, vertex)> progress;
 };
 
@@ -63,21 +68,20 @@ double q_of(const Graph& g, const std::vector<cluster>& of) {
     return modularity_of(g, [&](vertex v) { return of[v]; });
 }
 
-/// Multilevel iterations from `of` until `patience` of them in a row do
-/// not improve Q; leaves the best clustering seen in `of`, returns its Q.
+/// Multilevel iterations from `of` until `patience` of them in a row gain
+/// no more than `tolerance`; leaves the best clustering seen in `of`,
+/// returns its Q.
 template <class Graph>
-double improve(const Graph& g, std::vector<cluster>& of, rng& r, workspace& ws, unsigned patience) {
+double improve(const Graph& g, std::vector<cluster>& of, rng& r, workspace& ws, unsigned patience, double tolerance) {
     double best = q_of(g, of);
     std::vector<cluster> kept = of;
     for (unsigned stall = 0; stall < patience;) {
         multilevel_iteration(g, of, r, ws);
         const double q = q_of(g, of);
-        if (q > best + 1e-12) {
+        stall = q > best + tolerance ? 0 : stall + 1;
+        if (q > best) {
             best = q;
             kept = of;
-            stall = 0;
-        } else {
-            ++stall;
         }
     }
     of = std::move(kept);
@@ -123,8 +127,9 @@ public:
 
     template <class C>
     ensemble_member(tag<C>, mesh::sharing_ptr<shared_graph<G>> graph, mesh::sharing_ptr<map> groups,
-                    mesh::sharing_ptr<map> best, std::uint32_t index, std::uint64_t seed, unsigned patience)
-        : groups_(groups), best_(best), index_(index), seed_(seed), patience_(patience),
+                    mesh::sharing_ptr<map> best, std::uint32_t index, std::uint64_t seed, unsigned patience,
+                    double tolerance)
+        : groups_(groups), best_(best), index_(index), seed_(seed), patience_(patience), tolerance_(tolerance),
           graph_(private_copy(mesh::read(graph))), mine_(mesh::make_shared_object<map, C>(graph_.vertex_count())) {}
     ~ensemble_member() { mesh::destroy_shared_object(mine_); }
     ensemble_member(const ensemble_member&) = delete;
@@ -155,11 +160,11 @@ public:
             } else {
                 start = detail::singletons(k);
             }
-            detail::improve(coarse, start, r, ws_, patience_);
+            detail::improve(coarse, start, r, ws_, patience_, tolerance_);
             of.resize(n);
             for (vertex v = 0; v < n; ++v) of[v] = start[groups[v]];
         }
-        const double q = detail::improve(g, of, r, ws_, patience_);
+        const double q = detail::improve(g, of, r, ws_, patience_, tolerance_);
         detail::write_map(mine_, of);
         return q;
     }
@@ -169,6 +174,7 @@ private:
     std::uint32_t index_;
     std::uint64_t seed_;
     unsigned patience_;
+    double tolerance_;
     level_graph graph_;
     mesh::sharing_ptr<map> mine_;
     workspace ws_;
@@ -197,14 +203,21 @@ inline std::vector<cluster> overlay(const std::vector<std::vector<cluster>>& all
     return groups;
 }
 
-/// Rounds without improvement the search allows: 1 on graphs of 50k
+/// Rounds without improvement the search allows: 1 on graphs of 10k
 /// vertices + edges and more (where the time target against igraph's
-/// Leiden lies), more on smaller ones, where a round costs little and more
-/// of them find the best-known clustering more often; at most 64.
+/// Leiden lies), more on smaller ones, where a round costs well under a
+/// millisecond and more of them find the best-known clustering more often
+/// (effort * 30000 / size, at most 64 in all).
 inline unsigned round_patience(const ensemble_params& p, std::size_t size) {
     if (p.patience) return p.patience;
-    const double extra = p.effort * 5e4 / double(std::max<std::size_t>(size, 1));
+    const double extra = size < 10000 ? p.effort * 3e4 / double(std::max<std::size_t>(size, 1)) : 0.0;
     return 1 + unsigned(std::min(63.0, std::max(0.0, extra)));
+}
+
+/// The gain that counts as an improvement (ensemble_params::tolerance).
+inline double gain_tolerance(const ensemble_params& p) {
+    if (p.tolerance > 0) return p.tolerance;
+    return p.effort > 0 ? 1e-3 / p.effort : 1e-3;
 }
 
 /// Run the search on the running cores (call on core 0 inside taco::run).
@@ -218,12 +231,13 @@ ensemble_result ensemble_search(const graph_data& data, const ensemble_params& p
     auto best = mesh::make_shared_object<map, C>(n);
     const taco::core_id cores = taco::core_count();
     const std::uint32_t members = std::max<std::uint32_t>(2, cores);
+    const double tolerance = gain_tolerance(params);
 
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<taco::global_ptr<member>> workers;
     for (std::uint32_t i = 0; i < members; ++i)
         workers.push_back(taco::new_on<member>(taco::core_id(i % cores), typename member::template tag<C>{}, graph,
-                                               groups, best, i, params.seed, params.member_patience)
+                                               groups, best, i, params.seed, params.member_patience, tolerance)
                               .get());
     std::vector<mesh::sharing_ptr<map>> clusterings(members);
     for (std::uint32_t i = 0; i < members; ++i) clusterings[i] = taco::sync(workers[i], &member::clustering);
@@ -239,13 +253,11 @@ ensemble_result ensemble_search(const graph_data& data, const ensemble_params& p
         std::vector<std::vector<cluster>> all;
         for (auto& c : clusterings) all.push_back(detail::read_map(c));
         const std::size_t win = std::size_t(std::max_element(q.begin(), q.end()) - q.begin()); // first of equals
-        if (q[win] > best_q + 1e-12) {
+        stall = q[win] > best_q + tolerance ? 0 : stall + 1;
+        if (q[win] > best_q) {
             best_q = q[win];
             best_of = all[win];
             detail::write_map(best, best_of);
-            stall = 0;
-        } else {
-            ++stall;
         }
         all.push_back(best_of);
         detail::write_map(groups, overlay(all));

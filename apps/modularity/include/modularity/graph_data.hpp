@@ -8,6 +8,7 @@
 // convention of Newman's modularity, igraph and networkx, which makes our Q
 // comparable with theirs.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -79,6 +80,10 @@ public:
                 edges_[k++] = edges_[i];
         }
         edges_.resize(k);
+        double sum = 0;
+        for (const item& e : edges_) sum += 2 * e.w; // each pair both ways, a loop once at twice its weight
+        if (!std::isfinite(sum))
+            throw std::overflow_error("the edge weights add up to more than a double holds (scale them down)");
         graph_data g;
         g.weighted = weighted;
         std::vector<std::uint64_t> degree(std::size_t(n_) + 1, 0);

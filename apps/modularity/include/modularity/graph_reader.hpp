@@ -501,6 +501,8 @@ graph_data parse(Lines& in, graph_format format) {
         in.fail_file("out of memory at line " + std::to_string(in.number()));
     } catch (const std::length_error& e) {
         in.fail_file(e.what());
+    } catch (const std::overflow_error& e) {
+        in.fail_file(e.what());
     }
     in.fail_file("unknown format");
 }

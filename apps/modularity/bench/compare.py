@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""tacomesh-cluster's multilevel search against the peers, in the same run.
+
+For every graph (peers.py reads them) and every seed, each tool runs once, in
+turn, so that the host's slow and fast phases fall on all tools alike:
+
+  tacomesh            tacomesh-cluster --json --seed s --cores C GRAPH (the
+                      time it reports: the clustering alone, cores already
+                      started and the graph in MESH, as the peers' times
+                      exclude building their graph objects)
+  igraph-leiden       community_leiden(..., n_iterations=2), igraph's default
+  igraph-leiden-stable  community_leiden(..., n_iterations=-1): iterate until
+                      the partition is stable (the quality the graphs README
+                      lists for Leiden)
+  igraph-louvain, networkx-louvain, networkit-plm   as in peers.py
+
+Every Q is computed by igraph from the returned membership. Writes JSON
+records {graph, n, m, tool, seed, modularity, seconds} and prints a markdown
+table of medians, with tacomesh's ratios to igraph Leiden (time) and its Q
+minus Leiden's.
+
+  compare.py --cluster build/apps/modularity/tacomesh-cluster --json out.json
+"""
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import peers
+
+
+def prep_leiden_stable(n, edges, weights, ig):
+    w = list(weights)
+
+    def run(seed):
+        random.seed(seed)
+        t0 = time.perf_counter()
+        c = ig.community_leiden(objective_function="modularity", weights=w, n_iterations=-1)
+        return c.membership, time.perf_counter() - t0
+
+    return run
+
+
+def prep_tacomesh(binary, path, cores, extra):
+    def run(seed):
+        with tempfile.NamedTemporaryFile("r", suffix=".txt") as out:
+            cmd = [binary, "--json", "--quiet", "--seed", str(seed), "--cores", str(cores), "--output", out.name]
+            res = subprocess.run(cmd + extra + [path], capture_output=True, text=True, timeout=600)
+            if res.returncode != 0:
+                sys.exit(f"tacomesh-cluster failed on {path}: {res.stderr}")
+            report = json.loads(res.stdout)
+            membership = [int(x) for x in out.read().split()]
+        return membership, report["seconds"]
+
+    return run
+
+
+def graph_file(data, name):
+    return os.path.join(data, "WorldImport1999.el" if name == "world-trade" else name + ".graph.gz")
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cluster", required=True, help="the tacomesh-cluster binary")
+    ap.add_argument("--data", default=os.path.join(here, "..", "data"))
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--graphs", help="comma-separated subset of graph names")
+    ap.add_argument("--tools", help="comma-separated subset of peer tools (tacomesh always runs)")
+    ap.add_argument("--extra", default="", help="more tacomesh-cluster options, space-separated")
+    ap.add_argument("--json", metavar="OUT")
+    args = ap.parse_args()
+
+    wanted = set(args.graphs.split(",")) if args.graphs else None
+    tools = peers.available_tools(args.tools.split(",") if args.tools else None)
+    makers = {t: peers.TOOLS[t] for t in tools}
+    if not args.tools or "igraph-leiden-stable" in args.tools.split(","):
+        makers["igraph-leiden-stable"] = prep_leiden_stable
+    graphs = peers.load_graphs(args.data, wanted)
+    print("versions:", ", ".join(f"{k} {v}" for k, v in peers.versions().items()), file=sys.stderr)
+    oversubscribed = args.cores > (os.cpu_count() or 1)
+
+    records = []
+    for name, n, edges, weights, weighted in graphs:
+        ig = peers.make_igraph(n, edges, weights)
+        qweights = weights if weighted else None
+        runs = {"tacomesh": prep_tacomesh(args.cluster, graph_file(args.data, name), args.cores, args.extra.split())}
+        runs.update({t: make(n, edges, weights, ig) for t, make in makers.items()})
+        for r in runs.values():  # untimed warm-up: first calls, page cache
+            r(99)
+        for seed in range(1, args.seeds + 1):
+            for tool, run in runs.items():
+                membership, secs = run(seed)
+                q = ig.modularity(membership, weights=qweights)
+                records.append({"graph": name, "n": n, "m": len(edges), "tool": tool, "seed": seed,
+                                "modularity": q, "seconds": secs, "cores": args.cores if tool == "tacomesh" else None})
+        print(f"{name} done", file=sys.stderr)
+
+    # The table: median Q / median ms per tool and graph.
+    tool_names = ["tacomesh"] + [t for t in makers]
+    med = {}
+    for r in records:
+        med.setdefault((r["graph"], r["tool"]), []).append(r)
+    print(f"| graph | n | m | " + " | ".join(tool_names) + " | Q - Leiden(stable) | time / Leiden | time / Leiden(stable) |")
+    print("|---" * (len(tool_names) + 6) + "|")
+    for name, n, edges, _, _ in graphs:
+        cells = []
+        q = {}
+        t = {}
+        for tool in tool_names:
+            rs = med.get((name, tool), [])
+            if not rs:
+                cells.append("-")
+                continue
+            q[tool] = statistics.median(x["modularity"] for x in rs)
+            t[tool] = statistics.median(x["seconds"] for x in rs)
+            cells.append(f"{q[tool]:.5f} / {t[tool] * 1e3:.1f} ms")
+        dq = f"{q['tacomesh'] - q['igraph-leiden-stable']:+.5f}" if "igraph-leiden-stable" in q else "-"
+        r1 = f"{t['tacomesh'] / t['igraph-leiden']:.2f}" if "igraph-leiden" in t else "-"
+        r2 = f"{t['tacomesh'] / t['igraph-leiden-stable']:.2f}" if "igraph-leiden-stable" in t else "-"
+        print(f"| {name} | {n} | {len(edges)} | " + " | ".join(cells) + f" | {dq} | {r1} | {r2} |")
+    print(f"\ntacomesh on {args.cores} cores{' (oversubscribed)' if oversubscribed else ''}; medians over seeds 1..{args.seeds}")
+
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"cores": args.cores, "oversubscribed": oversubscribed, "versions": peers.versions(),
+                       "records": records}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
