@@ -202,5 +202,52 @@ bench_memory() {
 }
 if [[ -x $bin/bench_memory ]]; then step "bench_memory" bench_memory; else skip "bench_memory" "not built"; fi
 
+# The modularity app (apps/modularity/README.md): the paper's greedy
+# experiment (every variant present, same moves everywhere), the comparison
+# with the peers on two small graphs when igraph is there, and the plots,
+# each PNG read back. Debian's python3-igraph / -matplotlib live with
+# /usr/bin/python3, which may not be the python3 on PATH.
+app=$build/apps/modularity
+appsrc=$here/../apps/modularity/bench
+py=/usr/bin/python3; [[ -x $py ]] || py=python3
+check_greedy_json() {
+    python3 - "$1" <<'PY'
+import json, sys
+bench = json.load(open(sys.argv[1]))["benchmarks"]
+names = [b["name"] for b in bench]
+want = [f"greedy/{g}/{p}/{m}/{c}/cores:{n}" for g in ("world_trade", "cond_mat") for p in ("threads", "processes")
+        for m in ("dcm", "ncm", "wt", "mix") for c in ("none", "broadcast", "overlapped", "timestamp") for n in (1, 2)
+        if not (c == "none" and p == "processes")]
+missing = [w for w in want if not any(n == w or n.startswith(w + "/") for n in names)]
+errors = [b["name"] for b in bench if b.get("error_occurred")]
+# every run made the same moves: one Q per graph
+qs = {}
+for b in bench:
+    qs.setdefault(b["name"].split("/")[1], set()).add(round(b["modularity"], 12))
+bad = [g for g, q in qs.items() if len(q) != 1]
+if missing or errors or bad:
+    sys.exit(f"missing {missing}, errors {errors}, differing Q {bad}")
+PY
+}
+bench_greedy() {
+    [[ -x $app/bench_greedy ]] || { echo "bench_greedy not built under $build" >&2; return 2; }
+    limit "$app/bench_greedy" --benchmark_format=json --benchmark_out="$tmp/greedy.json" --benchmark_out_format=json \
+        >/dev/null && check_greedy_json "$tmp/greedy.json" && python3 "$appsrc/greedy_table.py" "$tmp/greedy.json" >/dev/null
+}
+step "bench_greedy (modularity app)" bench_greedy
+if [[ -x $app/tacomesh-cluster ]] && $py -c 'import igraph' 2>/dev/null; then
+    step "compare.py (modularity app vs igraph)" limit $py "$appsrc/compare.py" --cluster "$app/tacomesh-cluster" \
+        --graphs karate,world-trade --seeds 1 --tools igraph-leiden --json "$tmp/compare.json"
+else
+    skip "compare.py" "no tacomesh-cluster or no igraph for $py"
+fi
+if $py -c 'import matplotlib' 2>/dev/null && [[ -s $tmp/greedy.json ]]; then
+    cmp=(); [[ -s $tmp/compare.json ]] && cmp=(--compare "$tmp/compare.json")
+    step "plot.py (PNGs written and read back)" limit $py "$appsrc/plot.py" --greedy "$tmp/greedy.json" "${cmp[@]}" \
+        --out "$tmp/png"
+else
+    skip "plot.py" "no matplotlib for $py, or no greedy.json"
+fi
+
 echo "bench smoke: $passed passed, $failed failed, $skipped skipped"
 ((failed == 0))

@@ -100,9 +100,9 @@ def plot_compare(path, out):
     axes[0][0].set_ylabel("modularity Q")
     axes[-1][0].set_xlabel("time (ms, log)")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower right", fontsize=8)
+    fig.legend(handles, labels, loc="lower center", ncol=len(tools), fontsize=8)
     fig.suptitle(f"Q vs time per tool (tacomesh on {doc.get('cores', '?')} cores; big marker = median)")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     saved(fig, os.path.join(out, "quality_time.png"))
 
 

@@ -69,7 +69,7 @@ TEST_CASE("greedy moves are the same for every map variant, controller and platf
             }
 }
 
-TEST_CASE("--max-steps stops the search early, and Q still matches a recomputation") {
+TEST_CASE("a step limit stops the search early, and Q still matches a recomputation") {
     const graph_data g = read_graph(data + "/jazz.graph.gz");
     cluster_options o;
     o.algo = algorithm::greedy;
