@@ -223,10 +223,12 @@ int main(int argc, char** argv) {
         } else {
             std::printf("graph: %s: %u vertices, %zu edges%s (read in %.3f s)\n", c.graph.c_str(), g.vertex_count(),
                         g.undirected_edge_count(), g.weighted ? ", weighted" : "", load_seconds);
-            std::printf("%s on %u cores (%s%s, controller %s, maps %s): %llu steps%s\n", modularity::name(o.algo),
+            const bool greedy = o.algo == modularity::algorithm::greedy;
+            std::printf("%s on %u cores (%s%s, controller %s, maps %s): %llu %s%s\n", modularity::name(o.algo),
                         o.cores, modularity::name(o.platform), r.oversubscribed ? ", oversubscribed" : "",
                         modularity::name(o.controller), modularity::name(o.maps),
-                        static_cast<unsigned long long>(r.steps), r.converged ? ", converged" : ", stopped at --max-steps");
+                        static_cast<unsigned long long>(r.steps), greedy ? "moves" : "rounds",
+                        !greedy ? "" : r.converged ? ", converged" : ", stopped at --max-steps");
             std::printf("modularity Q = %.4f with %u clusters, in %.3f s%s\n", r.modularity, r.clusters, r.seconds,
                         c.output.empty() ? "" : (", clusters written to " + c.output).c_str());
             if (c.members) print_members(g, r.assignment);
