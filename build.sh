@@ -67,13 +67,13 @@ case "$cmd" in
     run_tests build ;;
   asan)
     need_packages "${base_packages[@]}"
-    configure build-asan -DTACOMESH_SANITIZE=address -DTACOMESH_BUILD_BENCH=OFF
+    configure build-asan -DTACOMESH_SANITIZE=address -DTACOMESH_BUILD_BENCH=OFF -DTACOMESH_BUILD_APPS=ON
     # Sizes shrink (sanitizers are 5-20x slower); the negative-compile tests ran in the plain build.
     TACOMESH_TEST_SCALE=0.1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       run_tests build-asan -E "$compile_only" ;;
   tsan)
     need_packages "${base_packages[@]}"
-    configure build-tsan -DTACOMESH_SANITIZE=thread -DTACOMESH_BUILD_BENCH=OFF
+    configure build-tsan -DTACOMESH_SANITIZE=thread -DTACOMESH_BUILD_BENCH=OFF -DTACOMESH_BUILD_APPS=ON
     # setarch -R: TSan's shadow layout clashes with the high mmap entropy of recent kernels.
     ninja -C build-tsan -j "$jobs"
     (cd build-tsan && TACOMESH_TEST_SCALE=0.02 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \

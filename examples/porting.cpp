@@ -35,17 +35,21 @@ struct symbol_table : mesh::sharing_aware<symbol_table> { // 1. derive: it owns 
 };
 using table_ptr = mesh::sharing_ptr<symbol_table>;
 
-// 4. One writer at a time: every change goes to the core that owns the table
-// (core 0), as the mutex's critical section did; readers read anywhere.
+// 4. One writer at a time, and no reader while it writes (threads share one
+// copy of the table): every change goes to the core that owns the table
+// (core 0), as the mutex's critical section did; the cores read once the
+// changes are done.
 std::uint32_t intern_on_owner(table_ptr t, std::string name) { return mesh::write(t)->intern(name); }
 
-/// Each core interns some names through the owner, then reads a count
-/// through its own view (a reader proxy: refreshed if the table changed).
-std::uint64_t worker(table_ptr t) {
+/// Each core interns some names through the owner.
+void worker(table_ptr t) {
     for (const char* w : {"alpha", "beta", "gamma", "beta", "delta", "beta"})
         taco::sync(0, &intern_on_owner, t, std::string(w));
-    return mesh::read(t)->uses_of("beta");
 }
+
+/// A count through this core's own view (a reader proxy: refreshed if the
+/// table changed since this core last read it).
+std::uint64_t uses_here(table_ptr t) { return mesh::read(t)->uses_of("beta"); }
 
 int main(int argc, char** argv) {
     using namespace tacomesh::posix;
@@ -55,9 +59,11 @@ int main(int argc, char** argv) {
     const config cfg{.cores = cores, .mode = processes ? execution_mode::processes : execution_mode::threads};
     taco::run(cfg, [cores] {
         auto table = mesh::make_shared_object<symbol_table>(); // 3. a shared object (Timestamp controller)
-        std::vector<taco::future<std::uint64_t>> done(cores);
+        std::vector<taco::future<void>> done(cores);
         for (taco::core_id c = 1; c < cores; ++c) taco::async(c, taco::m2f(&worker, table), done[c]);
         for (taco::core_id c = 1; c < cores; ++c) done[c].get();
+        for (taco::core_id c = 1; c < cores; ++c) // every core's view agrees
+            if (taco::sync(c, &uses_here, table) != 3 * (cores - 1)) std::printf("core %u read a stale count\n", c);
         auto r = mesh::read(table);
         std::printf("symbols %zu, uses of beta %llu (expected %u), of alpha %llu\n", r->ids.size(),
                     static_cast<unsigned long long>(r->uses_of("beta")), 3 * (cores - 1),
