@@ -17,7 +17,8 @@
 //      members and the best: the core groups are the sets of vertices that
 //      every one of them puts together; it writes them into the shared
 //      `groups` map for the next round.
-// Rounds go on until one does not improve the best. The graph is a MESH
+// Rounds go on until `patience` of them in a row gain no more than the
+// tolerance (round_patience, gain_tolerance below). The graph is a MESH
 // shared graph; each member copies it once into private arrays (its levels
 // above are private anyway): local moving reads every edge many times, and
 // through the maps' proxies (a bounds check and a chunk lookup per value)
@@ -27,10 +28,12 @@
 //
 // The result depends on the seed and on the member count (max(2, cores)),
 // not on the platform, controller or map variant.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <numeric>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -39,6 +42,7 @@
 
 #include <taco/taco.hpp>
 #include <mesh/mesh.hpp>
+#include <modularity/detail/unwind_guard.hpp>
 #include <modularity/multilevel.hpp>
 #include <modularity/quality.hpp>
 #include <modularity/shared_graph.hpp>
@@ -242,6 +246,14 @@ ensemble_result ensemble_search(const graph_data& data, const ensemble_params& p
     std::vector<mesh::sharing_ptr<map>> clusterings(members);
     for (std::uint32_t i = 0; i < members; ++i) clusterings[i] = taco::sync(workers[i], &member::clustering);
     auto group = taco::make_group(workers);
+    auto teardown = [&] {
+        taco::destroy_group(group);
+        for (auto w : workers) taco::delete_on(w);
+        mesh::destroy_shared_object(best);
+        mesh::destroy_shared_object(groups);
+        destroy_shared_graph(graph);
+    };
+    detail::unwind_guard guard(teardown);
 
     ensemble_result r;
     double best_q = -1;
@@ -278,11 +290,8 @@ ensemble_result ensemble_search(const graph_data& data, const ensemble_params& p
                                ", the master recomputes " + std::to_string(r.modularity) +
                                " from the shared data: the controller did not make a member's clustering visible");
 
-    taco::destroy_group(group);
-    for (auto w : workers) taco::delete_on(w);
-    mesh::destroy_shared_object(best);
-    mesh::destroy_shared_object(groups);
-    destroy_shared_graph(graph);
+    guard.release();
+    teardown();
     return r;
 }
 

@@ -27,6 +27,7 @@
 
 #include <taco/taco.hpp>
 #include <mesh/mesh.hpp>
+#include <modularity/detail/unwind_guard.hpp>
 #include <modularity/quality.hpp>
 #include <modularity/shared_clustering.hpp>
 #include <modularity/shared_graph.hpp>
@@ -238,6 +239,13 @@ greedy_result greedy_search(const graph_data& data, const greedy_params& params)
             workers.push_back(taco::new_on<worker>(c, graph, clustering, bounds[c], bounds[c + 1], n).get());
     }
     auto group = taco::make_group(workers);
+    auto teardown = [&] {
+        taco::destroy_group(group);
+        for (auto w : workers) taco::delete_on(w);
+        destroy_shared_clustering(clustering);
+        destroy_shared_graph(graph);
+    };
+    detail::unwind_guard guard(teardown);
 
     greedy_result r;
     gain_scan check(n);
@@ -282,10 +290,8 @@ greedy_result greedy_search(const graph_data& data, const greedy_params& params)
         throw std::logic_error("modularity: the tracked Q " + std::to_string(r.tracked) +
                                " differs from the Q recomputed from scratch " + std::to_string(r.modularity));
 
-    taco::destroy_group(group);
-    for (auto w : workers) taco::delete_on(w);
-    destroy_shared_clustering(clustering);
-    destroy_shared_graph(graph);
+    guard.release();
+    teardown();
     return r;
 }
 
