@@ -170,6 +170,7 @@ public:
         std::fprintf(stderr, "\r\033[K%s", text.c_str());
         shown_ = true;
     }
+    bool enabled() const noexcept { return on_; }
     void clear() {
         if (shown_) std::fprintf(stderr, "\r\033[K");
         shown_ = false;
@@ -195,7 +196,9 @@ int main(int argc, char** argv) {
         progress.clear();
 
         modularity::cluster_options o = c.run;
-        o.progress = [&](std::uint64_t steps, double q, modularity::vertex k) {
+        // Only when the line is shown: the greedy search reads the
+        // clustering once more per step for it.
+        if (progress.enabled()) o.progress = [&](std::uint64_t steps, double q, modularity::vertex k) {
             char buf[128];
             std::snprintf(buf, sizeof buf, "step %llu: Q = %.6f, %u clusters", static_cast<unsigned long long>(steps), q, k);
             progress(buf);

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include <tacomesh/posix.hpp>
 #include <modularity/graph_data.hpp>
@@ -61,17 +62,6 @@ struct cluster_result {
     bool oversubscribed = false; ///< more cores than CPUs
 };
 
-/// Cluster ids renumbered 0..k-1 in the order of each cluster's first vertex.
-inline std::vector<cluster> normalised(const std::vector<cluster>& of) {
-    std::vector<cluster> map(of.size(), best_move::none), out(of.size());
-    cluster next = 0;
-    for (std::size_t v = 0; v < of.size(); ++v) {
-        if (map[of[v]] == best_move::none) map[of[v]] = next++;
-        out[v] = map[of[v]];
-    }
-    return out;
-}
-
 /// Check options against each other; throws std::invalid_argument saying what to change.
 inline void check(const cluster_options& o) {
     if (o.cores < 1) throw std::invalid_argument("--cores must be at least 1");
@@ -96,24 +86,15 @@ inline cluster_result cluster_graph(const graph_data& g, const cluster_options& 
             if (o.algo == algorithm::greedy) {
                 greedy_params p{.max_steps = o.max_steps, .progress = o.progress};
                 greedy_result r = greedy_search<G, M, C>(g, p);
-                out.modularity = r.modularity;
-                out.clusters = r.clusters;
-                out.steps = r.steps;
-                out.converged = r.converged;
-                out.seconds = r.seconds;
-                out.assignment = normalised(r.assignment);
+                out = {r.modularity, r.clusters, r.steps, r.converged, r.seconds, std::move(r.assignment)};
             } else {
                 ensemble_params p{.seed = o.seed, .effort = o.effort, .progress = o.progress};
                 ensemble_result r = ensemble_search<G, M, C>(g, p);
-                out.modularity = r.modularity;
-                out.clusters = r.clusters;
-                out.steps = r.rounds;
-                out.converged = true;
-                out.seconds = r.seconds;
-                out.assignment = normalised(r.assignment);
+                out = {r.modularity, r.clusters, r.rounds, true, r.seconds, std::move(r.assignment)};
             }
         });
     });
+    compact(out.assignment); // ids 0..k-1 in the order of each cluster's first vertex
     out.oversubscribed = report.oversubscribed;
     return out;
 }

@@ -114,8 +114,7 @@ std::vector<cluster> read_map(const mesh::sharing_ptr<Map>& m) {
 
 template <class Map>
 void write_map(const mesh::sharing_ptr<Map>& m, const std::vector<cluster>& values) {
-    auto w = mesh::write(m);
-    for (std::size_t i = 0; i < values.size(); ++i) w.set(typename Map::key_type(i), values[i]);
+    fill(m, values.size(), [&](std::size_t i) { return values[i]; });
 }
 
 } // namespace detail

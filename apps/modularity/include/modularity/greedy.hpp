@@ -28,6 +28,7 @@
 #include <taco/taco.hpp>
 #include <mesh/mesh.hpp>
 #include <modularity/detail/unwind_guard.hpp>
+#include <modularity/neighbour_sums.hpp>
 #include <modularity/quality.hpp>
 #include <modularity/shared_clustering.hpp>
 #include <modularity/shared_graph.hpp>
@@ -57,12 +58,11 @@ struct best_of {
     best_move operator()(const best_move& a, const best_move& b) const noexcept { return better(b, a) ? b : a; }
 };
 
-/// Scans a vertex's neighbourhood: f(v, D) for every cluster D next to v.
-/// Private to its core; reused for every vertex (a stamp per cluster, so
-/// nothing is cleared between vertices).
+/// The gains of moving a vertex, from its neighbourhood's sums f(v, D).
+/// Private to its core.
 class gain_scan {
 public:
-    explicit gain_scan(vertex clusters) : f_(clusters, 0.0), stamp_of_(clusters, 0) {}
+    explicit gain_scan(vertex clusters) { sums_.resize(clusters); }
 
     /// The best move of v (or none found).
     template <class Graph, class Clustering>
@@ -71,15 +71,15 @@ public:
         collect(g, c, v);
         const double total = g.total_weight(), wv = g.vertex_weight(v);
         if (!(total > 0)) return {}; // no edge weight at all: every clustering has Q = 0
-        const double f_from = stamp_of_[from] == stamp_ ? f_[from] : 0.0;
+        const double f_from = sums_[from];
         const double w_from = c.weight(from) - wv;
         best_move best;
         auto consider = [&](cluster to, double f_to, double w_to) {
             const best_move m{gain(total, wv, f_to, f_from, w_to, w_from), v, to};
             if (better(m, best)) best = m;
         };
-        for (cluster d : touched_)
-            if (d != from) consider(d, f_[d], c.weight(d));
+        for (cluster d : sums_.touched())
+            if (d != from) consider(d, sums_[d], c.weight(d));
         // A new cluster: only for a vertex that is not alone already.
         if (c.size(from) > 1 && c.first_empty() < c.capacity()) consider(c.first_empty(), 0.0, 0.0);
         return best;
@@ -90,8 +90,8 @@ public:
     double gain_of(const Graph& g, const Clustering& c, vertex v, cluster to) {
         const cluster from = c.of(v);
         collect(g, c, v);
-        auto f = [&](cluster d) { return stamp_of_[d] == stamp_ ? f_[d] : 0.0; };
-        return gain(g.total_weight(), g.vertex_weight(v), f(to), f(from), c.weight(to), c.weight(from) - g.vertex_weight(v));
+        return gain(g.total_weight(), g.vertex_weight(v), sums_[to], sums_[from], c.weight(to),
+                    c.weight(from) - g.vertex_weight(v));
     }
 
 private:
@@ -103,28 +103,13 @@ private:
 
     template <class Graph, class Clustering>
     void collect(const Graph& g, const Clustering& c, vertex v) {
-        if (++stamp_ == 0) { // wrapped: forget every stamp
-            std::fill(stamp_of_.begin(), stamp_of_.end(), 0);
-            stamp_ = 1;
-        }
-        touched_.clear();
-        for (edge e : g.out_edges(v)) {
-            const vertex u = g.target(e);
-            if (u == v) continue; // a self-loop stays inside whichever cluster v is in
-            const cluster d = c.of(u);
-            if (stamp_of_[d] != stamp_) {
-                stamp_of_[d] = stamp_;
-                f_[d] = 0;
-                touched_.push_back(d); // adjacent even through a zero-weight edge
-            }
-            f_[d] += g.weight(e);
-        }
+        sums_.start();
+        for (edge e : g.out_edges(v))
+            if (const vertex u = g.target(e); u != v) // a self-loop stays inside whichever cluster v is in
+                sums_.add(c.of(u), g.weight(e));
     }
 
-    std::vector<double> f_;
-    std::vector<std::uint32_t> stamp_of_;
-    std::uint32_t stamp_ = 0;
-    std::vector<cluster> touched_;
+    neighbour_sums sums_;
 };
 
 /// One core's worker: its share of the vertices, first..last-1.

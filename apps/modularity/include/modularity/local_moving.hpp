@@ -26,6 +26,7 @@
 #include <vector>
 
 #include <modularity/graph_data.hpp>
+#include <modularity/neighbour_sums.hpp>
 #include <modularity/shared_graph.hpp>
 
 namespace modularity {
@@ -110,41 +111,6 @@ level_graph private_copy(const Graph& g) {
     c.total = g.total_weight();
     return c;
 }
-
-/// Per-cluster accumulators reused across vertices (stamped: nothing to
-/// clear between vertices).
-class neighbour_sums {
-public:
-    void resize(std::size_t n) {
-        if (sum_.size() < n) {
-            sum_.resize(n, 0.0);
-            stamp_of_.resize(n, 0);
-        }
-    }
-    void start() {
-        if (++stamp_ == 0) {
-            std::fill(stamp_of_.begin(), stamp_of_.end(), 0);
-            stamp_ = 1;
-        }
-        touched_.clear();
-    }
-    void add(cluster c, double w) {
-        if (stamp_of_[c] != stamp_) {
-            stamp_of_[c] = stamp_;
-            sum_[c] = 0;
-            touched_.push_back(c);
-        }
-        sum_[c] += w;
-    }
-    double operator[](cluster c) const noexcept { return stamp_of_[c] == stamp_ ? sum_[c] : 0.0; }
-    const std::vector<cluster>& touched() const noexcept { return touched_; }
-
-private:
-    std::vector<double> sum_;
-    std::vector<std::uint32_t> stamp_of_;
-    std::uint32_t stamp_ = 0;
-    std::vector<cluster> touched_;
-};
 
 /// Scratch memory of one core's multilevel search, kept across levels and
 /// iterations so that the hot loops never allocate.

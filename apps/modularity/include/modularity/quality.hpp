@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <modularity/graph_data.hpp>
+#include <modularity/shared_graph.hpp> // edge_range
 
 namespace modularity {
 
@@ -47,21 +48,7 @@ double modularity_of(const Graph& g, ClusterOf&& of) {
 struct data_view {
     const graph_data& g;
     vertex vertex_count() const noexcept { return g.vertex_count(); }
-    struct range {
-        edge first, last;
-        struct iterator {
-            edge e;
-            edge operator*() const noexcept { return e; }
-            iterator& operator++() noexcept {
-                ++e;
-                return *this;
-            }
-            bool operator==(const iterator&) const = default;
-        };
-        iterator begin() const noexcept { return {first}; }
-        iterator end() const noexcept { return {last}; }
-    };
-    range out_edges(vertex v) const noexcept { return {g.first[v], g.first[v + 1]}; }
+    edge_range out_edges(vertex v) const noexcept { return {g.first[v], g.first[v + 1]}; }
     vertex target(edge e) const noexcept { return g.target[e]; }
     double weight(edge e) const noexcept { return g.weight[e]; }
     edge edge_count() const noexcept { return g.edge_count(); }

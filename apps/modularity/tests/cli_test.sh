@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# tacomesh-cluster as a user runs it: the JSON fields, --output, --members,
+# and the exit status and message of each kind of mistake.
+#   cli_test.sh TACOMESH_CLUSTER DATA_DIR
+set -uo pipefail
+bin=${1:?usage: cli_test.sh TACOMESH_CLUSTER DATA_DIR}
+data=${2:?usage: cli_test.sh TACOMESH_CLUSTER DATA_DIR}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# expect STATUS REGEX -- command...: exit status and a line of its output (stdout + stderr)
+expect() {
+    local status=$1 regex=$2; shift 3
+    "$@" >"$tmp/out" 2>&1
+    local got=$?
+    [[ $got == "$status" ]] || fail "$* exited $got, expected $status: $(head -3 "$tmp/out")"
+    grep -Eq -- "$regex" "$tmp/out" || fail "$*: no line matches '$regex' in: $(head -5 "$tmp/out")"
+}
+
+# JSON: the fields the issue names, with the README's reference value
+expect 0 '"modularity": 0\.36111' -- "$bin" --json --quiet --algorithm greedy --cores 2 "$data/karate.graph.gz"
+for field in clusters steps seconds cores; do
+    grep -Eq "\"$field\": [0-9]" "$tmp/out" || fail "--json has no numeric \"$field\""
+done
+grep -q '"steps": 31,' "$tmp/out" || fail "greedy on karate: expected 31 moves in $(cat "$tmp/out")"
+
+# --output: one id per line, in vertex order, ids 0..k-1
+expect 0 '"clusters": 6,' -- "$bin" --json --quiet --algorithm greedy --output "$tmp/ids" "$data/karate.graph.gz"
+[[ $(wc -l <"$tmp/ids") == 34 ]] || fail "--output: $(wc -l <"$tmp/ids") lines, expected 34"
+[[ $(sort -un "$tmp/ids" | tr '\n' ' ') == "0 1 2 3 4 5 " ]] || fail "--output ids: $(sort -un "$tmp/ids" | tr '\n' ' ')"
+[[ $(head -1 "$tmp/ids") == 0 ]] || fail "--output: vertex 1 is not in cluster 0"
+
+# multilevel (default) and --members with the file's names
+expect 0 '^modularity Q = 0\.2750 with 3 clusters' -- "$bin" --quiet --members "$data/WorldImport1999.el"
+grep -Eq '^  cluster 1 \([0-9]+\): [A-Z]{3} ' "$tmp/out" || fail "--members lists no named vertices"
+
+# mistakes: usage errors exit 2, bad input exits 1, each with a message
+expect 2 'unknown option .--bogus.' -- "$bin" --bogus "$data/karate.graph.gz"
+expect 2 '--cores must be at least 1' -- "$bin" --cores 0 "$data/karate.graph.gz"
+expect 2 '--max-steps needs a non-negative integer' -- "$bin" --max-steps -3 "$data/karate.graph.gz"
+expect 2 'unknown map variant .xyz.' -- "$bin" --maps xyz "$data/karate.graph.gz"
+expect 2 'controller none with --platform processes' -- "$bin" --controller none --platform processes "$data/karate.graph.gz"
+expect 2 'no graph file given' -- "$bin" --json
+expect 1 'cannot open: No such file' -- "$bin" "$tmp/missing.graph"
+printf '3 1\n2\n\n\n' >"$tmp/bad.graph"
+expect 1 'bad\.graph:2: vertex 1 lists neighbour 2, but' -- "$bin" "$tmp/bad.graph"
+printf '2 1\n2\n1\n' >"$tmp/g.unknown"
+expect 1 'cannot tell the format' -- "$bin" "$tmp/g.unknown"
+expect 0 'modularity Q' -- "$bin" --quiet --format metis "$tmp/g.unknown"
+
+[[ $fails == 0 ]] && echo "cli_test: all passed"
+exit $((fails > 0))
