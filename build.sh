@@ -4,13 +4,15 @@
 # Boost.Intrusive and Boost.Context).
 #
 #   ./build.sh demo               the main job: tacomesh-cluster on the world-trade graph shipped in
-#                                 apps/modularity/data (multilevel, then the MESH paper's greedy search)
+#                                 apps/modularity/data (multilevel, then the MESH paper's greedy search),
+#                                 then tacomesh-rdf on LUBM(1) (inference, a data-parallel query, the bench)
 #   ./build.sh framework-demo [args]  the framework's tour (invocations, futures, controllers; 4 cores)
 #   ./build.sh test               build and run all tests (ctest)
 #   ./build.sh asan | tsan        tests under ASan+UBSan / ThreadSanitizer
 #   ./build.sh clang              the tree and its tests built with clang (second compiler)
 #   ./build.sh bench-smoke        build the benchmarks and run each briefly
-#   ./build.sh fuzz [seconds]     the graph readers under libFuzzer (clang), over the kept corpus
+#   ./build.sh fuzz [seconds]     the graph readers, the SPARQL parser and the N-Triples loader under
+#                                 libFuzzer (clang), over the kept corpora (the seconds are shared)
 #   ./build.sh consumer           use the installed package and add_subdirectory from a tiny project
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -26,7 +28,8 @@ need_packages() {
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
-base_packages=(g++ cmake ninja-build catch2 libbenchmark-dev libboost-dev libboost-context-dev zlib1g-dev)
+base_packages=(g++ cmake ninja-build catch2 libbenchmark-dev libboost-dev libboost-context-dev zlib1g-dev
+               libserd-dev libraptor2-dev libmetis-dev python3)
 
 configure() { # dir, extra cmake args...
   local dir=$1; shift
@@ -47,7 +50,7 @@ case "$cmd" in
   demo)
     need_packages "${base_packages[@]}"
     configure build
-    ninja -C build -j "$jobs" tacomesh-cluster
+    ninja -C build -j "$jobs" tacomesh-cluster tacomesh-rdf
     graph=apps/modularity/data/WorldImport1999.el
     echo "== tacomesh-cluster $graph  (multilevel search, 2 cores)"
     ./build/apps/modularity/tacomesh-cluster --members "$graph"
@@ -55,7 +58,17 @@ case "$cmd" in
     echo "== the MESH paper's experiment: globally greedy vertex moving, 2 core processes with private"
     echo "   memory, the static graph cached (DCM) and the clustering write-through (WT), Broadcast controller"
     ./build/apps/modularity/tacomesh-cluster --algorithm greedy --platform processes --controller broadcast \
-      --maps mix "$graph" ;;
+      --maps mix "$graph"
+    lubm=apps/rdf/data
+    echo
+    echo "== tacomesh-rdf: LUBM(1) raw data + the univ-bench ontology, closed by inference on 2 cores,"
+    echo "   then LUBM query 9 (students taking a course of their advisor) split over 2 core processes"
+    ./build/apps/rdf/tacomesh-rdf query --data "$lubm/lubm1-raw.nt.gz" --infer "$lubm/univ-bench.owl" \
+      --cores 2 --platform processes --explain "$lubm/queries/q09.rq" | head -6
+    echo "   ..."
+    echo
+    echo "== tacomesh-rdf bench: the 14 LUBM queries, one core, data-parallel and task-parallel (2 cores)"
+    ./build/apps/rdf/tacomesh-rdf bench --data "$lubm/lubm1-inferred.nt.gz" --cores 2 "$lubm"/queries/q*.rq ;;
   framework-demo)
     need_packages "${base_packages[@]}"
     configure build
@@ -90,14 +103,18 @@ case "$cmd" in
   fuzz)
     need_packages "${base_packages[@]}" clang libclang-rt-14-dev
     CXX=clang++ configure build-fuzz -DTACOMESH_FUZZ=ON -DTACOMESH_BUILD_TESTS=OFF -DTACOMESH_BUILD_BENCH=OFF
-    ninja -C build-fuzz -j "$jobs" fuzz_readers
-    # New finds go to a scratch directory; the kept corpus is read only.
-    # Add a finding to apps/modularity/fuzz/corpus once it is fixed: the
-    # tests replay that directory (modularity.fuzz_corpus).
-    found=$(mktemp -d)
-    ./build-fuzz/apps/modularity/fuzz_readers "$found" apps/modularity/fuzz/corpus \
-      -max_total_time="${1:-60}" -max_len=4096 -timeout=10 -print_final_stats=1 -artifact_prefix="$found/"
-    rm -rf "$found" ;;
+    ninja -C build-fuzz -j "$jobs" fuzz_readers fuzz_sparql fuzz_ntriples
+    # New finds go to a scratch directory; the kept corpora are read only.
+    # Add a finding to the target's corpus directory once it is fixed: the
+    # tests replay those (modularity.fuzz_corpus, rdf.fuzz_corpus_*).
+    secs=${1:-60}
+    for target in apps/modularity/fuzz_readers:apps/modularity/fuzz/corpus \
+                  apps/rdf/fuzz_sparql:apps/rdf/fuzz/corpus_sparql apps/rdf/fuzz_ntriples:apps/rdf/fuzz/corpus_ntriples; do
+      found=$(mktemp -d)
+      ./build-fuzz/"${target%%:*}" "$found" "${target#*:}" \
+        -max_total_time="$((secs / 3 > 10 ? secs / 3 : 10))" -max_len=4096 -timeout=10 -print_final_stats=1 -artifact_prefix="$found/"
+      rm -rf "$found"
+    done ;;
   consumer)
     need_packages "${base_packages[@]}"
     rm -rf build-consumer && mkdir -p build-consumer

@@ -1,0 +1,179 @@
+// The RDF app's benchmarks (apps/rdf/README.md has the table; compare.py
+// runs this and the peers, pyoxigraph and owlrl, in the same run):
+//
+//   load/lubm1_inferred            N-Triples .gz -> indexed store (bytes_per_triple counter)
+//   query/qNN                      one core: parse, plan, execute, materialise every term as TSV
+//   data/qNN/{threads,processes}/cores:C   one query split over C cores (latency)
+//   task/{threads,processes}/cores:C       the 14 queries x 20 handed out by the pool (queries_per_s)
+//   infer/{threads,processes}/cores:C      lubm1-raw + univ-bench.owl closed in rounds
+//
+// Cores above the CPU count are oversubscribed (labelled). Speed-ups are
+// ratios of C-core to 1-core entries of the same run: run with
+// --benchmark_enable_random_interleaving=true --benchmark_repetitions=N so
+// that the host's vCPU placement moves both sides alike.
+//   (BENCH_SMOKE=1: fewer repeats)
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include <rdf/engine.hpp>
+#include <rdf/inference.hpp>
+#include <rdf/query_engine.hpp>
+#include <rdf/results.hpp>
+
+namespace {
+
+const bool smoke = std::getenv("BENCH_SMOKE") != nullptr;
+const std::string data = RDF_DATA;
+
+std::string slurp(const std::string& path) {
+    std::string text;
+    if (FILE* f = std::fopen(path.c_str(), "rb")) {
+        char buf[4096];
+        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+        std::fclose(f);
+    }
+    return text;
+}
+
+const std::vector<std::string>& queries() {
+    static const std::vector<std::string> q = [] {
+        std::vector<std::string> out;
+        for (int i = 1; i <= 14; ++i) {
+            char name[32];
+            std::snprintf(name, sizeof name, "/queries/q%02d.rq", i);
+            out.push_back(slurp(data + name));
+        }
+        return out;
+    }();
+    return q;
+}
+
+rdf::store& inferred() {
+    static rdf::store s = [] {
+        rdf::store st;
+        st.load_file(data + "/lubm1-inferred.nt.gz");
+        return st;
+    }();
+    return s;
+}
+
+void label(benchmark::State& state, taco::core_id cores) {
+    if (cores > std::thread::hardware_concurrency())
+        state.SetLabel("oversubscribed: " + std::to_string(cores) + " cores on " +
+                       std::to_string(std::thread::hardware_concurrency()) + " CPUs");
+}
+
+void load(benchmark::State& state) {
+    std::uint64_t triples = 0;
+    double bytes = 0;
+    for (auto _ : state) {
+        rdf::store s;
+        s.load_file(data + "/lubm1-inferred.nt.gz");
+        triples = s.triple_count();
+        bytes = double(s.bytes());
+    }
+    state.counters["triples"] = double(triples);
+    state.counters["bytes_per_triple"] = bytes / double(triples);
+}
+
+void query(benchmark::State& state, int q) {
+    const rdf::store_view v = inferred().view();
+    std::string out;
+    std::size_t rows = 0;
+    for (auto _ : state) {
+        const rdf::query_answer a = rdf::run_query(queries()[std::size_t(q)], v);
+        out.clear();
+        rdf::append_tsv(out, a.rows, a.names, v.dict);
+        rows = a.rows.rows();
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.counters["rows"] = double(rows);
+}
+
+void data_parallel(benchmark::State& state, int q, rdf::execution_mode mode, taco::core_id cores) {
+    label(state, cores);
+    std::size_t rows = 0;
+    rdf::with_cluster(inferred(), {cores, mode}, [&](rdf::rdf_cluster& c) {
+        c.run_split(queries()[std::size_t(q)], true); // the METIS partition is made once, outside the timing
+        for (auto _ : state) {
+            const auto t0 = std::chrono::steady_clock::now();
+            rows = c.run_split(queries()[std::size_t(q)], true).answer.rows.rows();
+            state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+    });
+    state.counters["rows"] = double(rows);
+}
+
+void task_parallel(benchmark::State& state, rdf::execution_mode mode, taco::core_id cores) {
+    label(state, cores);
+    const std::uint64_t repeat = smoke ? 2 : 20;
+    std::uint64_t done = 0;
+    double seconds = 0;
+    rdf::with_cluster(inferred(), {cores, mode}, [&](rdf::rdf_cluster& c) {
+        c.run_workload(queries(), 1);
+        for (auto _ : state) {
+            const rdf::workload_result w = c.run_workload(queries(), repeat);
+            state.SetIterationTime(w.seconds);
+            done += w.queries;
+            seconds += w.seconds;
+        }
+    });
+    state.counters["queries_per_s"] = double(done) / seconds;
+}
+
+void infer(benchmark::State& state, rdf::execution_mode mode, taco::core_id cores) {
+    label(state, cores);
+    std::uint64_t added = 0;
+    for (auto _ : state) {
+        rdf::store s;
+        s.load_file(data + "/lubm1-raw.nt.gz");
+        s.load_file(data + "/univ-bench.owl");
+        if (cores == 1) {
+            const auto t0 = std::chrono::steady_clock::now();
+            added = rdf::infer(s).added;
+            state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        } else {
+            rdf::with_cluster(s, {cores, mode}, [&](rdf::rdf_cluster& c) {
+                const rdf::inference_report r = c.infer(s);
+                added = r.added;
+                state.SetIterationTime(r.seconds);
+            });
+        }
+    }
+    state.counters["added"] = double(added);
+}
+
+const int registered = [] {
+    benchmark::RegisterBenchmark("load/lubm1_inferred", load)->Unit(benchmark::kMillisecond)->Iterations(smoke ? 1 : 5);
+    for (int q = 0; q < 14; ++q) {
+        char name[32];
+        std::snprintf(name, sizeof name, "query/q%02d", q + 1);
+        benchmark::RegisterBenchmark(name, query, q)->Unit(benchmark::kMicrosecond);
+    }
+    for (auto mode : {rdf::execution_mode::threads, rdf::execution_mode::processes}) {
+        const std::string m = rdf::name(mode);
+        for (taco::core_id cores : {1, 2, 4}) {
+            if (smoke && cores == 4) continue;
+            const std::string c = "/cores:" + std::to_string(cores);
+            for (int q : {2, 6, 8, 9, 14}) {
+                char name[64];
+                std::snprintf(name, sizeof name, "data/q%02d/%s%s", q, m.c_str(), c.c_str());
+                benchmark::RegisterBenchmark(name, data_parallel, q - 1, mode, cores)
+                    ->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(smoke ? 5 : 300);
+            }
+            benchmark::RegisterBenchmark(("task/" + m + c).c_str(), task_parallel, mode, cores)
+                ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(smoke ? 1 : 10);
+            benchmark::RegisterBenchmark(("infer/" + m + c).c_str(), infer, mode, cores)
+                ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(smoke ? 1 : 3);
+        }
+    }
+    return 0;
+}();
+
+} // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,58 @@
+#pragma once
+// One call from a store to parallel work on POSIX cores (threads or core
+// processes): starts the cores, builds the rdf_cluster (parallel.hpp) on
+// core 0, runs the caller's function with it, and returns on the calling
+// thread. The CLI, the tests and the benchmarks go through here.
+//
+//   rdf::engine_options o{.cores = 2, .platform = rdf::execution_mode::processes};
+//   rdf::with_cluster(store, o, [&](rdf::rdf_cluster& c) { answer = c.run_split(text); });
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include <tacomesh/posix.hpp>
+#include <rdf/parallel.hpp>
+
+namespace rdf {
+
+using tacomesh::posix::execution_mode;
+
+inline const char* name(execution_mode m) { return m == execution_mode::processes ? "processes" : "threads"; }
+inline execution_mode parse_platform(std::string_view s) {
+    if (s == "threads") return execution_mode::threads;
+    if (s == "processes") return execution_mode::processes;
+    throw std::invalid_argument("unknown platform '" + std::string(s) + "' (threads, processes)");
+}
+
+struct engine_options {
+    taco::core_id cores = 2;
+    execution_mode platform = execution_mode::threads;
+};
+
+struct engine_report {
+    bool oversubscribed = false; ///< more cores than CPUs
+};
+
+/// Run fn(rdf_cluster&) on core 0 of freshly started cores. `s` is what the
+/// cluster shares; fn may change it and call publish().
+template <class F>
+engine_report with_cluster(store& s, const engine_options& o, F&& fn) {
+    if (o.cores < 1) throw std::invalid_argument("--cores must be at least 1");
+    if (o.cores > 1024) throw std::invalid_argument("--cores " + std::to_string(o.cores) + ": at most 1024");
+    tacomesh::posix::run_report report;
+    tacomesh::posix::config cfg{.cores = o.cores, .report = &report, .mode = o.platform};
+    // More cores than CPUs: waiting cores must sleep, or they steal the CPU
+    // from the ones computing.
+    if (o.cores > std::thread::hardware_concurrency()) cfg.idle = tacomesh::posix::idle_policy::sleep;
+    // The store's parts live in MESH's cached shared memory: reserve enough
+    // for them (a view each on core processes), with room to grow.
+    cfg.cached_bytes = std::max(cfg.cached_bytes, 4 * (s.bytes() + (std::size_t(64) << 20)));
+    taco::run(cfg, [&] {
+        rdf_cluster c(s);
+        fn(c);
+    });
+    return {report.oversubscribed};
+}
+
+} // namespace rdf

@@ -1,0 +1,322 @@
+#pragma once
+// Running a plan (plan.hpp) over a store_view. Intermediate results are
+// row-major tables of ids (one column per bound variable); ids are decoded
+// to strings only for output (results.hpp).
+//
+// Operators, each appending one pattern:
+//   scan   the pattern's index range, rows sorted on its first variable;
+//   merge  rows sorted on x against the pattern's range read in an order
+//          sorted on x: one pass over both, the output still sorted on x;
+//   bind   a lookup per row with the row's values as constants (an index
+//          nested-loop join), the output in the rows' order;
+//   hash   a table of the pattern's matches keyed on the shared variables,
+//          probed by each row, the output in the rows' order.
+// Variables a pattern shares with the rows beyond the join key, and a
+// variable repeated inside one pattern, are checked per candidate.
+//
+// The data-parallel model (data_parallel.hpp) keeps only its bucket of the
+// first step's rows (execute()'s `keep`); the rest is the same code.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <numeric>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include <rdf/plan.hpp>
+#include <rdf/store.hpp>
+
+namespace rdf {
+
+/// Rows of ids; column c holds variable vars[c].
+struct table {
+    std::vector<var_id> vars;
+    std::vector<term_id> cells;
+    std::size_t count = 0; ///< rows (kept apart from cells: a table without variables has rows too)
+    std::size_t width() const noexcept { return vars.size(); }
+    std::size_t rows() const noexcept { return count; }
+    int column_of(var_id v) const noexcept {
+        const auto it = std::find(vars.begin(), vars.end(), v);
+        return it == vars.end() ? -1 : int(it - vars.begin());
+    }
+    std::span<const term_id> row(std::size_t r) const noexcept { return {cells.data() + r * width(), width()}; }
+};
+
+namespace detail {
+
+/// How a pattern's positions relate to the rows: constant, a column of the
+/// rows (join), or a new column (the first position of a new variable),
+/// or a repeat of a new variable inside the pattern.
+struct position_role {
+    enum kind : std::uint8_t { constant, joined, fresh, repeat } what = constant;
+    term_id id = no_term; ///< constant
+    int column = -1;      ///< joined: the rows' column; fresh / repeat: the output column
+};
+
+struct pattern_roles {
+    std::array<position_role, 3> at;
+    std::vector<var_id> fresh_vars;
+};
+
+inline pattern_roles roles(const encoded_pattern& p, const table& t) {
+    pattern_roles r;
+    for (int i = 0; i < 3; ++i) {
+        const slot& s = p.at[i];
+        position_role& role = r.at[i];
+        if (!s.is_var()) {
+            role = {position_role::constant, s.id, -1};
+        } else if (const int c = t.column_of(s.var); c >= 0) {
+            role = {position_role::joined, no_term, c};
+        } else {
+            const auto it = std::find(r.fresh_vars.begin(), r.fresh_vars.end(), s.var);
+            if (it != r.fresh_vars.end()) {
+                role = {position_role::repeat, no_term, int(t.width() + std::size_t(it - r.fresh_vars.begin()))};
+            } else {
+                role = {position_role::fresh, no_term, int(t.width() + r.fresh_vars.size())};
+                r.fresh_vars.push_back(s.var);
+            }
+        }
+    }
+    return r;
+}
+
+/// Visit the matches of a pattern whose positions `fixed` (bits) have the
+/// values c, read in order o: visit(full triple as s, p, o).
+template <class Visit>
+void for_each_match(const store_view& v, order o, const std::array<term_id, 3>& c, unsigned fixed, Visit&& visit) {
+    const auto& pos = order_positions[std::size_t(o)];
+    const permutation_view& perm = v[o];
+    const unsigned k = unsigned(std::popcount(fixed));
+    std::array<term_id, 3> t = c;
+    if (k == 0) {
+        for (std::size_t a = 0; a + 1 < perm.offsets.size(); ++a)
+            for (std::uint32_t i = perm.offsets[a]; i < perm.offsets[a + 1]; ++i) {
+                t[pos[0]] = term_id(a);
+                t[pos[1]] = perm.second[i];
+                t[pos[2]] = perm.third[i];
+                visit(t);
+            }
+        return;
+    }
+    index_range r = perm.of(c[pos[0]]);
+    if (k >= 2) r = perm.of(r, c[pos[1]]);
+    if (k == 3) {
+        if (std::binary_search(perm.third.begin() + r.begin, perm.third.begin() + r.end, c[pos[2]])) visit(t);
+        return;
+    }
+    for (std::uint32_t i = r.begin; i < r.end; ++i) {
+        if (k == 1) t[pos[1]] = perm.second[i];
+        t[pos[2]] = perm.third[i];
+        visit(t);
+    }
+}
+
+/// Append a row: `base` (the rows' row, may be empty) and the fresh values
+/// of triple t, if t agrees with the repeats and the joined columns.
+inline bool extend_row(table& out, std::span<const term_id> base, const pattern_roles& r,
+                       const std::array<term_id, 3>& t, std::size_t width) {
+    std::array<term_id, 3> fresh{};
+    for (int i = 0; i < 3; ++i) {
+        const position_role& role = r.at[i];
+        if (role.what == position_role::fresh) fresh[std::size_t(role.column) - width] = t[i];
+    }
+    for (int i = 0; i < 3; ++i) {
+        const position_role& role = r.at[i];
+        if (role.what == position_role::repeat && fresh[std::size_t(role.column) - width] != t[i]) return false;
+        if (role.what == position_role::joined && base[std::size_t(role.column)] != t[i]) return false;
+    }
+    out.cells.insert(out.cells.end(), base.begin(), base.end());
+    out.cells.insert(out.cells.end(), fresh.begin(), fresh.begin() + std::ptrdiff_t(r.fresh_vars.size()));
+    ++out.count;
+    return true;
+}
+
+inline table next_table(const table& in, const pattern_roles& r) {
+    table out;
+    out.vars = in.vars;
+    out.vars.insert(out.vars.end(), r.fresh_vars.begin(), r.fresh_vars.end());
+    return out;
+}
+
+inline unsigned constant_bits(const pattern_roles& r, std::array<term_id, 3>& c) {
+    unsigned bits = 0;
+    for (int i = 0; i < 3; ++i) {
+        c[i] = r.at[i].what == position_role::constant ? r.at[i].id : no_term;
+        bits |= unsigned(r.at[i].what == position_role::constant) << i;
+    }
+    return bits;
+}
+
+inline table scan(const store_view& v, const encoded_pattern& p, order o) {
+    const table none;
+    const pattern_roles r = roles(p, none);
+    table out = next_table(none, r);
+    std::array<term_id, 3> c;
+    const unsigned bits = constant_bits(r, c);
+    for_each_match(v, o, c, bits, [&](const std::array<term_id, 3>& t) { extend_row(out, {}, r, t, 0); });
+    return out;
+}
+
+inline table bind_join(const store_view& v, const table& in, const encoded_pattern& p, order o) {
+    const pattern_roles r = roles(p, in);
+    table out = next_table(in, r);
+    std::array<term_id, 3> base_c;
+    unsigned bits = constant_bits(r, base_c);
+    for (int i = 0; i < 3; ++i) bits |= unsigned(r.at[i].what == position_role::joined) << i;
+    for (std::size_t row = 0; row < in.rows(); ++row) {
+        const auto values = in.row(row);
+        std::array<term_id, 3> c = base_c;
+        for (int i = 0; i < 3; ++i)
+            if (r.at[i].what == position_role::joined) c[i] = values[std::size_t(r.at[i].column)];
+        for_each_match(v, o, c, bits, [&](const std::array<term_id, 3>& t) { extend_row(out, values, r, t, in.width()); });
+    }
+    return out;
+}
+
+/// Rows sorted on x, the pattern read in order o sorted on x after its constants.
+inline table merge_join(const store_view& v, const table& in, const encoded_pattern& p, order o, var_id x) {
+    const pattern_roles r = roles(p, in);
+    table out = next_table(in, r);
+    std::array<term_id, 3> c;
+    const unsigned bits = constant_bits(r, c);
+    const int xc = in.column_of(x);
+    int xpos = -1;
+    for (int i = 0; i < 3; ++i)
+        if (p.at[i].var == x) xpos = i;
+    // The pattern's matches as (x value, triple) runs; collected once, then
+    // walked beside the rows.
+    std::vector<std::array<term_id, 3>> matches;
+    for_each_match(v, o, c, bits, [&](const std::array<term_id, 3>& t) { matches.push_back(t); });
+    std::size_t m = 0;
+    const std::size_t rows = in.rows();
+    for (std::size_t row = 0; row < rows && m < matches.size();) {
+        const term_id key = in.cells[row * in.width() + std::size_t(xc)];
+        while (m < matches.size() && matches[m][std::size_t(xpos)] < key) ++m;
+        std::size_t m_end = m;
+        while (m_end < matches.size() && matches[m_end][std::size_t(xpos)] == key) ++m_end;
+        std::size_t row_end = row;
+        while (row_end < rows && in.cells[row_end * in.width() + std::size_t(xc)] == key) ++row_end;
+        for (std::size_t a = row; a < row_end; ++a)
+            for (std::size_t b = m; b < m_end; ++b) extend_row(out, in.row(a), r, matches[b], in.width());
+        row = row_end;
+        m = m_end;
+    }
+    return out;
+}
+
+inline table hash_join(const store_view& v, const table& in, const encoded_pattern& p, order o) {
+    const pattern_roles r = roles(p, in);
+    table out = next_table(in, r);
+    std::array<term_id, 3> c;
+    const unsigned bits = constant_bits(r, c);
+    std::vector<int> key_pos; // pattern positions holding joined variables
+    for (int i = 0; i < 3; ++i)
+        if (r.at[i].what == position_role::joined) key_pos.push_back(i);
+    std::vector<std::array<term_id, 3>> matches;
+    for_each_match(v, o, c, bits, [&](const std::array<term_id, 3>& t) { matches.push_back(t); });
+    auto hash = [](std::uint64_t h) { return (h * 0x9e3779b97f4a7c15ull) >> 20; };
+    auto key_of_match = [&](const std::array<term_id, 3>& t) {
+        std::uint64_t h = 0;
+        for (int pos : key_pos) h = h * 0x100000001b3ull + t[pos];
+        return hash(h);
+    };
+    std::size_t buckets = std::bit_ceil(std::max<std::size_t>(16, matches.size() * 2));
+    std::vector<std::uint32_t> head(buckets, ~0u), next(matches.size());
+    for (std::uint32_t i = 0; i < matches.size(); ++i) {
+        const std::size_t b = key_of_match(matches[i]) & (buckets - 1);
+        next[i] = head[b];
+        head[b] = i;
+    }
+    for (std::size_t row = 0; row < in.rows(); ++row) {
+        const auto values = in.row(row);
+        std::uint64_t h = 0;
+        for (int pos : key_pos) h = h * 0x100000001b3ull + values[std::size_t(r.at[pos].column)];
+        for (std::uint32_t i = head[hash(h) & (buckets - 1)]; i != ~0u; i = next[i])
+            extend_row(out, values, r, matches[i], in.width()); // checks every joined column
+    }
+    return out;
+}
+
+} // namespace detail
+
+/// Which of the first step's rows to keep (the data-parallel split), by the
+/// value of the table's first column; empty: all.
+using row_filter = std::function<bool(term_id)>;
+
+/// Run the plan; the result has a column per variable bound by the patterns.
+inline table execute(const store_view& v, const encoded_query& q, const plan& pl, const row_filter& keep = {}) {
+    table t;
+    if (q.unsatisfiable || pl.steps.empty()) return t;
+    for (std::size_t k = 0; k < pl.steps.size(); ++k) {
+        const plan_step& st = pl.steps[k];
+        const encoded_pattern& p = q.patterns[st.pattern];
+        switch (st.kind) {
+        case join_kind::scan: t = detail::scan(v, p, st.index); break;
+        case join_kind::merge: t = detail::merge_join(v, t, p, st.index, st.merge_var); break;
+        case join_kind::bind: t = detail::bind_join(v, t, p, st.index); break;
+        case join_kind::hash: t = detail::hash_join(v, t, p, st.index); break;
+        }
+        if (k == 0 && keep && t.width() > 0) {
+            std::size_t w = 0;
+            for (std::size_t r = 0; r < t.rows(); ++r)
+                if (keep(t.cells[r * t.width()])) {
+                    std::copy_n(t.cells.begin() + std::ptrdiff_t(r * t.width()), t.width(), t.cells.begin() + std::ptrdiff_t(w * t.width()));
+                    ++w;
+                }
+            t.cells.resize(w * t.width());
+            t.count = w;
+        }
+        if (t.rows() == 0) { // nothing can join any more; the result keeps every variable's column
+            for (std::size_t j = k + 1; j < pl.steps.size(); ++j)
+                for (const slot& s : q.patterns[pl.steps[j].pattern].at)
+                    if (s.is_var() && t.column_of(s.var) < 0) t.vars.push_back(s.var);
+            break;
+        }
+    }
+    return t;
+}
+
+/// DISTINCT and LIMIT on projected rows (the data-parallel master applies
+/// them to the gathered buckets: a bucket alone cannot know the others' rows).
+inline void finish(table& out, bool distinct, std::optional<std::uint64_t> limit) {
+    const std::size_t w = out.width();
+    std::size_t n = out.rows();
+    if (distinct && w > 0) {
+        std::vector<std::uint32_t> idx(n);
+        std::iota(idx.begin(), idx.end(), 0u);
+        auto row = [&](std::uint32_t a) { return out.cells.begin() + std::ptrdiff_t(std::size_t(a) * w); };
+        auto less = [&](std::uint32_t a, std::uint32_t b) { return std::lexicographical_compare(row(a), row(a) + std::ptrdiff_t(w), row(b), row(b) + std::ptrdiff_t(w)); };
+        std::stable_sort(idx.begin(), idx.end(), less);
+        std::vector<term_id> kept;
+        for (std::size_t i = 0; i < idx.size(); ++i)
+            if (i == 0 || less(idx[i - 1], idx[i])) kept.insert(kept.end(), row(idx[i]), row(idx[i]) + std::ptrdiff_t(w));
+        out.cells = std::move(kept);
+        n = out.cells.size() / w;
+    } else if (distinct && n > 0) {
+        n = 1; // no columns: every solution is the same empty row
+    }
+    if (limit && n > *limit) n = std::size_t(*limit);
+    out.cells.resize(n * w);
+    out.count = n;
+}
+
+/// The solution rows as the projection asks (no_term where a projected
+/// variable is unbound), DISTINCT and LIMIT applied unless `finish_rows` is false.
+inline table project(const table& t, const encoded_query& q, bool finish_rows = true) {
+    table out;
+    out.vars = q.projection;
+    std::vector<int> cols;
+    for (var_id v : q.projection) cols.push_back(v == no_var ? -1 : t.column_of(v));
+    // The empty pattern has one solution, the empty one.
+    const std::size_t rows = q.unsatisfiable ? 0 : q.patterns.empty() ? 1 : t.rows();
+    out.cells.reserve(rows * cols.size());
+    for (std::size_t r = 0; r < rows; ++r)
+        for (int c : cols) out.cells.push_back(c < 0 ? no_term : t.cells[r * t.width() + std::size_t(c)]);
+    out.count = rows;
+    if (finish_rows) finish(out, q.distinct, q.limit);
+    return out;
+}
+
+} // namespace rdf

@@ -1,0 +1,393 @@
+#pragma once
+// The RDF-on-the-SCC paper's two parallel models (section III.C-D) on TACO
+// cores sharing the store through MESH (shared_store.hpp), and inference
+// split the same way.
+//
+// Task-parallel (the paper's Algorithm 1): a pool of queries on core 0
+// (query_pool); each worker asks the pool for a query, runs it against the
+// shared index, reports the row count and asks again. The pool's
+// bookkeeping runs as invocations on core 0, between the activities of
+// core 0's own worker, so 2 cores give 2 workers. A worker asks for its
+// next query before it runs the one in hand, so the answer travels while it
+// works instead of the worker waiting for core 0 to finish a query of its own.
+//
+// Data-parallel (Algorithm 2, without its lost answers): the master plans
+// the query, counts its first pattern's matches per METIS region and deals
+// the regions out to the cores (partition.hpp); the query and the deal go
+// on the job board (a shared object), the call goes to every worker
+// (taco::gather, the paper's broadcast + gather); each worker runs the
+// whole plan on its regions' first matches against the whole shared index
+// and leaves its rows in its own shared output; the master concatenates
+// them and applies DISTINCT / LIMIT. Every first-pattern match is in
+// exactly one region, so the union is the single-core answer.
+//
+// Inference: each round, every worker closes its partition of the
+// subjects (inference.hpp) and leaves the new triples in its output; the
+// master merges them into its store and publishes the store for the next round.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <taco/taco.hpp>
+#include <mesh/mesh.hpp>
+#include <rdf/inference.hpp>
+#include <rdf/partition.hpp>
+#include <rdf/query_engine.hpp>
+#include <rdf/results.hpp>
+#include <rdf/shared_store.hpp>
+
+namespace rdf {
+
+/// What the master posts for the workers: a workload's query texts, or one
+/// query and its region deal.
+struct job_board : mesh::sharing_aware<job_board> {
+    shared_vector<char> text;
+    shared_vector<std::uint64_t> offsets;       ///< query i is text[offsets[i], offsets[i + 1])
+    shared_vector<std::uint32_t> core_of_part;  ///< data-parallel: METIS region -> core
+    bool want_text = false;                     ///< data-parallel: workers also write their rows as TSV
+
+    std::string_view query(std::size_t i) const {
+        return {text.begin() + offsets[i], std::size_t(offsets[i + 1] - offsets[i])};
+    }
+};
+
+/// A worker's results, written by it, read by the master.
+struct worker_output : mesh::sharing_aware<worker_output> {
+    shared_vector<term_id> cells;
+    shared_vector<char> text;
+    shared_vector<triple> triples;
+};
+
+class query_pool;
+
+/// One per core.
+class rdf_worker {
+public:
+    rdf_worker(mesh::sharing_ptr<shared_store> store, mesh::sharing_ptr<job_board> jobs, std::uint32_t rank,
+               std::uint32_t ranks)
+        : store_(store), jobs_(jobs), rank_(rank), ranks_(ranks),
+          out_(mesh::make_shared_object<worker_output>()) {}
+    ~rdf_worker() { mesh::destroy_shared_object(out_); }
+    rdf_worker(const rdf_worker&) = delete;
+    rdf_worker& operator=(const rdf_worker&) = delete;
+
+    mesh::sharing_ptr<worker_output> output() const { return out_; }
+
+    /// Data-parallel: the posted query on this core's regions; returns its rows.
+    std::uint64_t run_regions() {
+        const auto board = mesh::read(jobs_);
+        const auto shared = mesh::read(store_);
+        const store_view v = shared->view();
+        const prepared_query p = prepare(board->query(0), v);
+        const auto& part_of = shared->part_of;
+        const auto& deal = board->core_of_part;
+        const std::uint32_t me = rank_;
+        const query_answer a = answer(p, v, [&](term_id t) { return deal[part_of[t]] == me; }, false);
+        auto w = mesh::write(out_);
+        w->cells.assign(a.rows.cells.begin(), a.rows.cells.end());
+        w->text.clear();
+        if (board->want_text) {
+            std::string tsv;
+            append_tsv_rows(tsv, a.rows, v.dict);
+            w->text.assign(tsv.begin(), tsv.end());
+        }
+        return a.rows.rows();
+    }
+
+    /// Inference: one round over this core's subjects; returns the triples found.
+    std::uint64_t infer() {
+        std::vector<triple> found;
+        {
+            const auto shared = mesh::read(store_);
+            found = infer_round(shared->view(), rank_, ranks_);
+        }
+        mesh::write(out_)->triples.assign(found.begin(), found.end());
+        return found.size();
+    }
+
+    /// Task-parallel: start asking `pool` for queries.
+    void start(taco::global_ptr<rdf_worker> self, taco::global_ptr<query_pool> pool);
+    /// A query from the pool (-1: none left).
+    void take(std::int64_t query);
+
+private:
+    mesh::sharing_ptr<shared_store> store_;
+    mesh::sharing_ptr<job_board> jobs_;
+    std::uint32_t rank_, ranks_;
+    mesh::sharing_ptr<worker_output> out_;
+    taco::global_ptr<rdf_worker> self_;
+    taco::global_ptr<query_pool> pool_;
+    std::string text_;
+};
+
+/// The task pool of Algorithm 1, on core 0.
+class query_pool {
+public:
+    query_pool(std::uint32_t distinct, std::uint64_t total, std::uint32_t workers)
+        : distinct_(distinct), total_(total), workers_(workers), rows_(distinct, -1), runs_(workers, 0) {}
+
+    std::int64_t next(std::uint32_t) { return handed_ < total_ ? std::int64_t(handed_++ % distinct_) : -1; }
+    void done(std::uint32_t rank, std::uint32_t query, std::uint64_t rows) {
+        ++runs_[rank];
+        ++completed_;
+        if (rows_[query] < 0) rows_[query] = std::int64_t(rows);
+        else if (rows_[query] != std::int64_t(rows)) mismatch_ = true; // the same query must give the same rows everywhere
+    }
+    void finished(std::uint32_t) { ++finished_; }
+    /// The query threw on a worker (which goes on with the next); the master
+    /// reports the first such query once all have finished.
+    void failed(std::uint32_t, std::uint32_t query) {
+        ++completed_;
+        if (!failed_) failed_ = query;
+    }
+
+    bool all_finished() const noexcept { return finished_ == workers_; }
+    std::uint64_t completed() const noexcept { return completed_; }
+    const std::vector<std::int64_t>& rows() const noexcept { return rows_; }
+    const std::vector<std::uint64_t>& runs() const noexcept { return runs_; }
+    bool mismatch() const noexcept { return mismatch_; }
+    std::optional<std::uint32_t> first_failure() const noexcept { return failed_; }
+
+private:
+    std::uint32_t distinct_;
+    std::uint64_t total_, handed_ = 0, completed_ = 0;
+    std::uint32_t workers_, finished_ = 0;
+    std::vector<std::int64_t> rows_;
+    std::vector<std::uint64_t> runs_;
+    bool mismatch_ = false;
+    std::optional<std::uint32_t> failed_;
+};
+
+inline void rdf_worker::start(taco::global_ptr<rdf_worker> self, taco::global_ptr<query_pool> pool) {
+    self_ = self;
+    pool_ = pool;
+    taco::async(pool_, taco::m2f(&query_pool::next, rank_), taco::then(self_, &rdf_worker::take));
+}
+
+inline void rdf_worker::take(std::int64_t query) {
+    if (query < 0) {
+        taco::async(pool_, &query_pool::finished, rank_);
+        return;
+    }
+    // Ask for the next one first: the pool answers while this one runs.
+    taco::async(pool_, taco::m2f(&query_pool::next, rank_), taco::then(self_, &rdf_worker::take));
+    std::uint64_t rows = 0;
+    try {
+        const auto board = mesh::read(jobs_);
+        const auto shared = mesh::read(store_);
+        const store_view v = shared->view();
+        const query_answer a = run_query(board->query(std::size_t(query)), v);
+        text_.clear(); // results are materialised, as a user's would be (into a kept buffer, as core 0's)
+        append_tsv_rows(text_, a.rows, v.dict);
+        rows = a.rows.rows();
+    } catch (const std::exception&) {
+        taco::async(pool_, &query_pool::failed, rank_, std::uint32_t(query));
+        return;
+    }
+    taco::async(pool_, &query_pool::done, rank_, std::uint32_t(query), rows);
+}
+
+struct workload_result {
+    std::uint64_t queries = 0;       ///< runs completed
+    double seconds = 0;
+    std::vector<std::int64_t> rows;  ///< per distinct query
+    std::vector<std::uint64_t> runs; ///< per worker
+};
+
+struct parallel_answer {
+    query_answer answer;
+    std::string tsv_rows; ///< filled when asked for and the query has no DISTINCT / LIMIT
+    std::vector<std::uint64_t> rows_per_core;
+};
+
+/// The master's side, on core 0: a worker per core, the shared store and board.
+class rdf_cluster {
+public:
+    explicit rdf_cluster(const store& s) : cores_(taco::core_count()) {
+        store_ = mesh::make_shared_object<shared_store>();
+        mesh::write(store_)->assign(s);
+        jobs_ = mesh::make_shared_object<job_board>();
+        for (std::uint32_t i = 0; i < cores_; ++i)
+            workers_.push_back(taco::new_on<rdf_worker>(taco::core_id(i), store_, jobs_, i, cores_).get());
+        for (auto w : workers_) outputs_.push_back(taco::sync(w, &rdf_worker::output));
+        group_ = taco::make_group(std::span<const taco::global_ptr<rdf_worker>>(workers_));
+    }
+    ~rdf_cluster() {
+        taco::destroy_group(group_);
+        for (auto w : workers_) taco::delete_on(w);
+        mesh::destroy_shared_object(jobs_);
+        mesh::destroy_shared_object(store_);
+    }
+    rdf_cluster(const rdf_cluster&) = delete;
+    rdf_cluster& operator=(const rdf_cluster&) = delete;
+
+    std::uint32_t cores() const noexcept { return cores_; }
+
+    /// Publish the store again (after the master changed it).
+    void publish(const store& s) { mesh::write(store_)->assign(s); }
+
+    /// Task-parallel: every query `repeat` times, handed out on request.
+    /// `master_works` false: core 0 only hands out queries (the paper's
+    /// dedicated master), for comparison.
+    workload_result run_workload(const std::vector<std::string>& queries, std::uint64_t repeat, bool master_works = true) {
+        post(queries);
+        query_pool pool(std::uint32_t(queries.size()), queries.size() * repeat, cores_);
+        const auto pool_ptr = taco::to_global(&pool);
+        const auto t0 = std::chrono::steady_clock::now();
+        for (std::size_t i = 1; i < workers_.size(); ++i) taco::async(workers_[i], &rdf_worker::start, workers_[i], pool_ptr);
+        // Core 0's worker is this loop: a query from the pool, then a round
+        // of the runtime, in which the other workers' requests are answered.
+        // (As self-sent invocations, core 0's queries would share its rings'
+        // polling budget with the others' requests and delay them.)
+        {
+            const auto board = mesh::read(jobs_);
+            const auto shared = mesh::read(store_);
+            const store_view v = shared->view();
+            std::string out;
+            for (std::int64_t q; master_works && (q = pool.next(0)) >= 0;) {
+                taco::poll();
+                try {
+                    const query_answer a = run_query(board->query(std::size_t(q)), v);
+                    out.clear();
+                    append_tsv_rows(out, a.rows, v.dict); // results are materialised, as a user's would be
+                    pool.done(0, std::uint32_t(q), a.rows.rows());
+                } catch (const std::exception&) {
+                    pool.failed(0, std::uint32_t(q));
+                }
+            }
+        }
+        pool.finished(0);
+        taco::wait_until([&] { return pool.all_finished(); });
+        workload_result r;
+        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (const auto q = pool.first_failure()) { // the same error again, here, with its message
+            const auto shared = mesh::read(store_);
+            run_query(queries[*q], shared->view());
+            throw std::logic_error("rdf: query " + std::to_string(*q) + " failed on a worker but not on the master");
+        }
+        if (pool.mismatch())
+            throw std::logic_error("rdf: workers returned different row counts for one query: the shared store "
+                                   "is not the same on every core");
+        r.queries = pool.completed();
+        r.rows = pool.rows();
+        r.runs = pool.runs();
+        return r;
+    }
+
+    /// Data-parallel: one query split over the cores by METIS regions.
+    parallel_answer run_split(std::string_view text, bool want_text = false) {
+        ensure_partition();
+        prepared_query p;
+        std::vector<std::uint32_t> deal;
+        {
+            const auto shared = mesh::read(store_);
+            const store_view v = shared->view();
+            p = prepare(text, v);
+            std::vector<std::uint64_t> weight(shared->parts, 0);
+            for (term_id t : first_keys(v, p)) ++weight[shared->part_of[t]];
+            deal = assign_parts(weight, cores_);
+        }
+        const bool text_here = want_text && !p.encoded.distinct && !p.encoded.limit;
+        {
+            auto w = mesh::write(jobs_);
+            w->text.assign(text.begin(), text.end());
+            w->offsets = {0, std::uint64_t(text.size())};
+            w->core_of_part.assign(deal.begin(), deal.end());
+            w->want_text = text_here;
+        }
+        parallel_answer r;
+        r.rows_per_core.resize(cores_);
+        taco::gather(group_, taco::m2f(&rdf_worker::run_regions), std::span<std::uint64_t>(r.rows_per_core)).get();
+        r.answer.names = p.encoded.projection_names;
+        r.answer.used = p.chosen;
+        r.answer.rows.vars = p.encoded.projection;
+        for (auto& o : outputs_) {
+            const auto out = mesh::read(o);
+            r.answer.rows.cells.insert(r.answer.rows.cells.end(), out->cells.begin(), out->cells.end());
+            if (text_here) r.tsv_rows.append(out->text.begin(), out->text.end());
+        }
+        const std::size_t w = r.answer.rows.width();
+        r.answer.rows.count = 0;
+        for (auto n : r.rows_per_core) r.answer.rows.count += n;
+        if (w && r.answer.rows.cells.size() != r.answer.rows.count * w)
+            throw std::logic_error("rdf: gathered rows do not match the workers' counts");
+        finish(r.answer.rows, p.encoded.distinct, p.encoded.limit);
+        return r;
+    }
+
+    /// Inference in parallel rounds; `s` (the master's store) grows and is published.
+    inference_report infer(store& s) {
+        inference_report rep;
+        const auto t0 = std::chrono::steady_clock::now();
+        for (;;) {
+            ++rep.rounds;
+            std::vector<std::uint64_t> found(cores_);
+            taco::gather(group_, taco::m2f(&rdf_worker::infer), std::span<std::uint64_t>(found)).get();
+            std::vector<triple> all;
+            for (auto& o : outputs_) {
+                const auto out = mesh::read(o);
+                all.insert(all.end(), out->triples.begin(), out->triples.end());
+            }
+            const std::uint64_t added = s.add_encoded(std::move(all));
+            rep.added += added;
+            if (added == 0) break;
+            publish(s);
+        }
+        rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return rep;
+    }
+
+private:
+    void post(const std::vector<std::string>& queries) {
+        auto w = mesh::write(jobs_);
+        w->text.clear();
+        w->offsets = {0};
+        for (const auto& q : queries) {
+            w->text.append(q.begin(), q.end());
+            w->offsets.push_back(w->text.size());
+        }
+    }
+
+    void ensure_partition() {
+        {
+            const auto shared = mesh::read(store_);
+            if (shared->parts != 0 || cores_ == 1) {
+                if (shared->parts != 0) return;
+            }
+        }
+        const std::uint32_t parts = cores_ == 1 ? 1 : 8 * cores_;
+        std::vector<std::uint16_t> part_of;
+        {
+            const auto shared = mesh::read(store_);
+            part_of = partition_entities(shared->view(), parts);
+        }
+        auto w = mesh::write(store_);
+        w->part_of.assign(part_of.begin(), part_of.end());
+        w->parts = parts;
+    }
+
+    /// The first column of the plan's first step (what the regions split).
+    static std::vector<term_id> first_keys(const store_view& v, const prepared_query& p) {
+        std::vector<term_id> keys;
+        if (p.encoded.unsatisfiable || p.chosen.steps.empty()) return keys;
+        const plan_step& st = p.chosen.steps.front();
+        const table t = detail::scan(v, p.encoded.patterns[st.pattern], st.index);
+        if (t.width() == 0) return keys;
+        for (std::size_t r = 0; r < t.rows(); ++r) keys.push_back(t.cells[r * t.width()]);
+        return keys;
+    }
+
+    std::uint32_t cores_;
+    mesh::sharing_ptr<shared_store> store_;
+    mesh::sharing_ptr<job_board> jobs_;
+    std::vector<taco::global_ptr<rdf_worker>> workers_;
+    std::vector<mesh::sharing_ptr<worker_output>> outputs_;
+    taco::group<rdf_worker> group_;
+};
+
+} // namespace rdf

@@ -1,0 +1,47 @@
+#pragma once
+// One query, start to end, on one core: parse, encode, plan, execute,
+// project. The parallel models (task_parallel.hpp, data_parallel.hpp) run
+// the same steps; this is the single-core answer they must reproduce.
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include <rdf/execute.hpp>
+#include <rdf/plan.hpp>
+#include <rdf/sparql_parser.hpp>
+#include <rdf/store.hpp>
+
+namespace rdf {
+
+struct query_answer {
+    std::vector<std::string> names; ///< projected variables
+    table rows;                     ///< one column per name; no_term where unbound
+    plan used;
+};
+
+/// Parse and prepare: the query encoded against the store's dictionary, and its plan.
+struct prepared_query {
+    encoded_query encoded;
+    plan chosen;
+};
+
+inline prepared_query prepare(std::string_view text, const store_view& v) {
+    prepared_query p;
+    p.encoded = encode(parse_query(text), v.dict);
+    p.chosen = make_plan(p.encoded, v);
+    return p;
+}
+
+/// Run a prepared query; `keep` splits the first step's rows (data-parallel),
+/// `finish_rows` false leaves DISTINCT and LIMIT to whoever gathers the parts.
+inline query_answer answer(const prepared_query& p, const store_view& v, const row_filter& keep = {}, bool finish_rows = true) {
+    query_answer a;
+    a.names = p.encoded.projection_names;
+    a.rows = project(execute(v, p.encoded, p.chosen, keep), p.encoded, finish_rows);
+    a.used = p.chosen;
+    return a;
+}
+
+inline query_answer run_query(std::string_view text, const store_view& v) { return answer(prepare(text, v), v); }
+
+} // namespace rdf

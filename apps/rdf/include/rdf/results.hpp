@@ -1,0 +1,105 @@
+#pragma once
+// Query results out: decoding ids to terms happens here and only here.
+// Formats: SPARQL 1.1 TSV (terms in N-Triples form, which the dictionary's
+// keys already are, so a row is copied, not converted) and SPARQL 1.1 JSON
+// results.
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include <rdf/execute.hpp>
+#include <rdf/term.hpp>
+
+namespace rdf {
+
+/// The rows of a TSV result, without the header line.
+inline void append_tsv_rows(std::string& out, const table& rows, const dictionary_view& dict) {
+    const std::size_t w = rows.width();
+    for (std::size_t r = 0; r < rows.rows(); ++r) {
+        for (std::size_t c = 0; c < w; ++c) {
+            if (c) out += '\t';
+            const term_id id = rows.cells[r * w + c];
+            if (id != no_term) {
+                const std::string_view k = dict.key(id);
+                // TSV cells cannot hold a tab or line end raw; keys escape \n
+                // and \r already, tabs get \t.
+                if (k.find('\t') == std::string_view::npos) out += k;
+                else
+                    for (char ch : k) ch == '\t' ? out += "\\t" : out += ch;
+            }
+        }
+        out += '\n';
+    }
+}
+
+inline void append_tsv_header(std::string& out, const std::vector<std::string>& names) {
+    for (std::size_t c = 0; c < names.size(); ++c) {
+        if (c) out += '\t';
+        out += '?';
+        out += names[c];
+    }
+    out += '\n';
+}
+
+inline void append_tsv(std::string& out, const table& rows, const std::vector<std::string>& names, const dictionary_view& dict) {
+    append_tsv_header(out, names);
+    append_tsv_rows(out, rows, dict);
+}
+
+namespace detail {
+inline void append_json_string(std::string& out, std::string_view s) {
+    out += '"';
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += ch;
+        } else if (c < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += ch;
+        }
+    }
+    out += '"';
+}
+} // namespace detail
+
+inline void append_json(std::string& out, const table& rows, const std::vector<std::string>& names, const dictionary_view& dict) {
+    out += "{\"head\":{\"vars\":[";
+    for (std::size_t c = 0; c < names.size(); ++c) {
+        if (c) out += ',';
+        detail::append_json_string(out, names[c]);
+    }
+    out += "]},\"results\":{\"bindings\":[";
+    const std::size_t w = rows.width();
+    for (std::size_t r = 0; r < rows.rows(); ++r) {
+        out += r ? ",\n{" : "\n{";
+        bool first = true;
+        for (std::size_t c = 0; c < w; ++c) {
+            const term_id id = rows.cells[r * w + c];
+            if (id == no_term) continue; // unbound: absent, as the format has it
+            const term t = parse_key(dict.key(id));
+            if (!first) out += ',';
+            first = false;
+            detail::append_json_string(out, names[c]);
+            out += ":{\"type\":";
+            out += t.kind == term_kind::iri ? "\"uri\"" : t.kind == term_kind::blank ? "\"bnode\"" : "\"literal\"";
+            out += ",\"value\":";
+            detail::append_json_string(out, t.value);
+            if (!t.lang.empty()) {
+                out += ",\"xml:lang\":";
+                detail::append_json_string(out, t.lang);
+            } else if (!t.datatype.empty()) {
+                out += ",\"datatype\":";
+                detail::append_json_string(out, t.datatype);
+            }
+            out += '}';
+        }
+        out += '}';
+    }
+    out += "]}}\n";
+}
+
+} // namespace rdf

@@ -1,0 +1,310 @@
+#pragma once
+// The triple store: a dictionary and four sorted permutation indexes with
+// per-predicate statistics.
+//
+// Each permutation (SPO, PSO, POS, OSP) is a CSR over its first component:
+// offsets[a] .. offsets[a + 1] delimit a's triples, whose second and third
+// components sit in two columns sorted by (second, third). So a lookup on
+// a bound first component costs one array read, a bound second one a binary
+// search over a column of 4-byte ids, and every variable comes out sorted
+// after the bound prefix (what merge joins need). Four orders cover every
+// bound prefix: s (SPO), p (PSO or POS, sorted by s or o), o (OSP), sp
+// (SPO), po (POS), os (OSP). SOP and OPS would only add sort orders for
+// patterns with an unbound predicate, which LUBM and most workloads do not
+// have: 16 bytes per triple saved.
+//
+// The store owns private vectors; store_view reads spans, so evaluation
+// runs unchanged over a MESH shared object's parts (shared_store.hpp).
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <type_traits>
+#include <numeric>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <rdf/dictionary.hpp>
+#include <rdf/ntriples.hpp>
+#include <rdf/rdf_xml.hpp>
+
+namespace rdf {
+
+enum class order : std::uint8_t { spo, pso, pos, osp };
+inline constexpr std::size_t order_count = 4;
+inline const char* name(order o) {
+    constexpr const char* names[] = {"SPO", "PSO", "POS", "OSP"};
+    return names[std::size_t(o)];
+}
+/// Positions (0 = s, 1 = p, 2 = o) of an order's first, second and third component.
+inline constexpr std::array<std::array<int, 3>, order_count> order_positions{
+    {{0, 1, 2}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}}};
+
+/// Per predicate: triples, distinct subjects, distinct objects (for join estimates).
+struct predicate_stat {
+    term_id p;
+    std::uint32_t triples, subjects, objects;
+};
+
+/// Half-open range of positions in a permutation's columns.
+struct index_range {
+    std::uint32_t begin = 0, end = 0;
+    std::uint32_t size() const noexcept { return end - begin; }
+    bool empty() const noexcept { return begin == end; }
+};
+
+struct permutation_view {
+    std::span<const std::uint32_t> offsets;
+    std::span<const term_id> second, third;
+
+    index_range of(term_id a) const noexcept {
+        if (std::size_t(a) + 1 >= offsets.size()) return {};
+        return {offsets[a], offsets[a + 1]};
+    }
+    /// The part of `r` whose second component is b (binary search).
+    index_range of(index_range r, term_id b) const noexcept {
+        const auto first = second.begin() + r.begin, last = second.begin() + r.end;
+        const auto lo = std::lower_bound(first, last, b);
+        const auto hi = std::upper_bound(lo, last, b);
+        return {std::uint32_t(lo - second.begin()), std::uint32_t(hi - second.begin())};
+    }
+    bool contains(term_id a, term_id b, term_id c) const noexcept {
+        const index_range r = of(of(a), b);
+        return std::binary_search(third.begin() + r.begin, third.begin() + r.end, c);
+    }
+};
+
+struct store_view {
+    dictionary_view dict;
+    std::array<permutation_view, order_count> perms;
+    std::span<const predicate_stat> predicates;
+
+    const permutation_view& operator[](order o) const noexcept { return perms[std::size_t(o)]; }
+    std::uint64_t triple_count() const noexcept { return perms[0].second.size(); }
+    const predicate_stat* stat(term_id p) const noexcept {
+        auto it = std::lower_bound(predicates.begin(), predicates.end(), p,
+                                   [](const predicate_stat& s, term_id x) { return s.p < x; });
+        return it != predicates.end() && it->p == p ? &*it : nullptr;
+    }
+};
+
+/// The index parts, in any vector type with data() and size() (std::vector
+/// here, mesh::vector in shared_store.hpp).
+/// A read-only span over a std::vector or a mesh::vector (through const
+/// begin(), which records no change in a shared one).
+template <class V>
+auto span_of(const V& v) {
+    using T = std::remove_cvref_t<decltype(*v.begin())>;
+    return std::span<const T>(v.size() ? std::to_address(v.begin()) : nullptr, v.size());
+}
+
+template <template <class> class Vec>
+struct index_parts {
+    std::array<Vec<std::uint32_t>, order_count> offsets;
+    std::array<Vec<term_id>, order_count> second, third;
+    Vec<predicate_stat> predicates;
+
+    std::array<permutation_view, order_count> perm_views() const {
+        std::array<permutation_view, order_count> out;
+        for (std::size_t i = 0; i < order_count; ++i)
+            out[i] = {span_of(offsets[i]), span_of(second[i]), span_of(third[i])};
+        return out;
+    }
+    std::size_t bytes() const {
+        std::size_t b = predicates.size() * sizeof(predicate_stat);
+        for (std::size_t i = 0; i < order_count; ++i)
+            b += (offsets[i].size() + second[i].size() + third[i].size()) * sizeof(std::uint32_t);
+        return b;
+    }
+};
+
+template <class T>
+using std_vector = std::vector<T>;
+
+namespace detail {
+/// Build permutation `o` from triples listed in an order whose (second,
+/// third) sort is what o needs inside each first-component bucket: a
+/// stable counting scatter by the first component keeps it (store.hpp's
+/// build() chains the orders so one sort feeds all four).
+template <class Parts, class Source>
+void scatter(Parts& parts, order o, std::size_t n, term_id max_first, Source&& source) {
+    const auto [a, b, c] = order_positions[std::size_t(o)];
+    auto& off = parts.offsets[std::size_t(o)];
+    auto& sec = parts.second[std::size_t(o)];
+    auto& thi = parts.third[std::size_t(o)];
+    std::vector<std::uint32_t> count(std::size_t(max_first) + 2, 0);
+    source([&](const std::array<term_id, 3>& t) { ++count[std::size_t(t[a]) + 1]; });
+    std::partial_sum(count.begin(), count.end(), count.begin());
+    off.assign(count.begin(), count.end());
+    sec.resize(n);
+    thi.resize(n);
+    source([&](const std::array<term_id, 3>& t) {
+        const std::uint32_t at = count[t[a]]++;
+        sec[at] = t[b];
+        thi[at] = t[c];
+    });
+}
+
+/// Enumerate permutation o's triples in its order, as (s, p, o).
+template <class Parts>
+auto enumerate(const Parts& parts, order o) {
+    return [&parts, o](auto&& visit) {
+        const auto [a, b, c] = order_positions[std::size_t(o)];
+        const auto& off = parts.offsets[std::size_t(o)];
+        const auto& sec = parts.second[std::size_t(o)];
+        const auto& thi = parts.third[std::size_t(o)];
+        std::array<term_id, 3> t;
+        for (std::size_t x = 0; x + 1 < off.size(); ++x)
+            for (std::uint32_t i = off[x]; i < off[x + 1]; ++i) {
+                t[a] = term_id(x);
+                t[b] = sec[i];
+                t[c] = thi[i];
+                visit(t);
+            }
+    };
+}
+} // namespace detail
+
+/// Build all four permutations and the statistics from triples sorted in
+/// SPO order without duplicates.
+template <class Parts>
+void build_indexes(Parts& parts, const std::vector<triple>& spo_sorted) {
+    if (spo_sorted.size() >= std::numeric_limits<std::uint32_t>::max())
+        throw std::length_error("rdf: more than 2^32 - 1 triples in one store; positions are 32-bit");
+    const std::size_t n = spo_sorted.size();
+    term_id max_s = 0, max_p = 0, max_o = 0;
+    for (const triple& t : spo_sorted) {
+        max_s = std::max(max_s, t.s);
+        max_p = std::max(max_p, t.p);
+        max_o = std::max(max_o, t.o);
+    }
+    auto from_list = [&](auto&& visit) {
+        for (const triple& t : spo_sorted) visit(std::array<term_id, 3>{t.s, t.p, t.o});
+    };
+    // SPO order feeds PSO (by p: s, o ascending) and OSP (by o: s, p).
+    detail::scatter(parts, order::pso, n, max_p, from_list);
+    detail::scatter(parts, order::osp, n, max_o, from_list);
+    // OSP order feeds POS (by p: o, s); POS order feeds SPO (by s: p, o).
+    detail::scatter(parts, order::pos, n, max_p, detail::enumerate(parts, order::osp));
+    detail::scatter(parts, order::spo, n, max_s, detail::enumerate(parts, order::pos));
+
+    std::vector<predicate_stat> stats;
+    const auto& pso_off = parts.offsets[std::size_t(order::pso)];
+    const auto& pso_s = parts.second[std::size_t(order::pso)];
+    const auto& pos_off = parts.offsets[std::size_t(order::pos)];
+    const auto& pos_o = parts.second[std::size_t(order::pos)];
+    auto distinct = [](const auto& col, std::uint32_t b, std::uint32_t e) {
+        std::uint32_t d = 0;
+        for (std::uint32_t i = b; i < e; ++i) d += i == b || col[i] != col[i - 1];
+        return d;
+    };
+    for (std::size_t p = 0; p + 1 < pso_off.size(); ++p)
+        if (pso_off[p + 1] > pso_off[p])
+            stats.push_back({term_id(p), pso_off[p + 1] - pso_off[p], distinct(pso_s, pso_off[p], pso_off[p + 1]),
+                             distinct(pos_o, pos_off[p], pos_off[p + 1])});
+    parts.predicates.assign(stats.begin(), stats.end());
+}
+
+struct load_options {
+    static load_options chunked(std::size_t bytes) {
+        load_options o;
+        o.chunk_bytes = bytes;
+        return o;
+    }
+    /// Called as the text is parsed: (bytes parsed, bytes in all).
+    std::function<void(std::uint64_t, std::uint64_t)> progress;
+    std::size_t chunk_bytes = std::size_t(4) << 20;
+};
+
+struct load_report {
+    std::uint64_t statements = 0; ///< triples in the file
+    std::uint64_t added = 0;      ///< new to the store (duplicates and known triples removed)
+    std::uint64_t bytes = 0;      ///< text bytes (after decompression)
+};
+
+/// A triple store in private memory: load files, then read through view().
+class store {
+public:
+    store() = default;
+    store(dictionary_builder dict, index_parts<std_vector> index) : dict_(std::move(dict)), index_(std::move(index)) {}
+
+    /// Parse an RDF file (plain or gzip) and add its triples: N-Triples by
+    /// serd, RDF/XML (.owl, .rdf, .xml) and Turtle (.ttl) by raptor. Throws
+    /// load_error on malformed input, leaving the store as it was.
+    load_report load_file(const std::string& path, const load_options& o = {}) {
+        std::string text = read_text_file(path);
+        if (const std::string syntax = raptor_syntax_for(path); !syntax.empty() && syntax != "ntriples") {
+            raptor_reader reader(path, syntax, blank_prefix());
+            reader.parse(text);
+            if (o.progress) o.progress(text.size(), text.size());
+            load_report r{reader.triples().size(), 0, text.size()};
+            r.added = add(reader.dictionary(), std::move(reader.triples()));
+            ++loads_;
+            return r;
+        }
+        return load_text(text, path, o);
+    }
+
+    /// As load_file, from text in memory (`name` is used in messages).
+    load_report load_text(std::string& text, const std::string& name, const load_options& o = {}) {
+        ntriples_parser parser(name, blank_prefix());
+        const auto chunks = split_lines(text, std::max<std::size_t>(o.chunk_bytes, 1));
+        for (const text_chunk& c : chunks) {
+            parser.parse(text, c);
+            if (o.progress) o.progress(c.end, text.size());
+        }
+        load_report r{parser.triples().size(), 0, text.size()};
+        r.added = add(parser.dictionary(), std::move(parser.triples()));
+        ++loads_;
+        return r;
+    }
+
+    /// Add triples whose ids are `local`'s; returns how many were new.
+    std::uint64_t add(const dictionary_builder& local, std::vector<triple> triples) {
+        std::vector<term_id> to_global(local.size());
+        const bool fresh = dict_.size() == 0;
+        for (term_id i = 0; i < local.size(); ++i) to_global[i] = fresh ? i : dict_.intern(local.key(i));
+        if (fresh) dict_ = local;
+        else
+            for (triple& t : triples) t = {to_global[t.s], to_global[t.p], to_global[t.o]};
+        return add_encoded(std::move(triples));
+    }
+
+    /// Add triples already in this store's ids; returns how many were new.
+    std::uint64_t add_encoded(std::vector<triple> triples) {
+        const std::uint64_t before = triple_count();
+        if (before) {
+            triples.reserve(triples.size() + before);
+            detail::enumerate(index_, order::spo)([&](const std::array<term_id, 3>& t) { triples.push_back({t[0], t[1], t[2]}); });
+        }
+        std::sort(triples.begin(), triples.end());
+        triples.erase(std::unique(triples.begin(), triples.end()), triples.end());
+        if (triples.size() == before) return 0;
+        index_parts<std_vector> fresh;
+        build_indexes(fresh, triples);
+        index_ = std::move(fresh);
+        return triples.size() - before;
+    }
+
+    dictionary_builder& dictionary() noexcept { return dict_; }
+    const dictionary_builder& dictionary() const noexcept { return dict_; }
+    const index_parts<std_vector>& index() const noexcept { return index_; }
+    std::uint64_t triple_count() const noexcept { return index_.second[0].size(); }
+    store_view view() const { return {dict_.view(), index_.perm_views(), span_of(index_.predicates)}; }
+    /// Bytes of the dictionary and the indexes.
+    std::size_t bytes() const { return dict_.view().bytes() + index_.bytes(); }
+    std::size_t index_bytes() const { return index_.bytes(); }
+
+private:
+    // Blank nodes of a second file must not meet the first one's.
+    std::string blank_prefix() const { return loads_ == 0 ? std::string() : "f" + std::to_string(loads_) + "_"; }
+
+    dictionary_builder dict_;
+    index_parts<std_vector> index_;
+    unsigned loads_ = 0;
+};
+
+} // namespace rdf

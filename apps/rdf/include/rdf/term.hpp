@@ -1,0 +1,128 @@
+#pragma once
+// An RDF term (IRI, literal with its datatype or language, blank node) and
+// its canonical N-Triples key. The dictionary (dictionary.hpp) encodes
+// terms by this key and the SPARQL parser produces constants in the same
+// form, so a constant of a query finds its id by one hash lookup: no
+// second normalisation path that could disagree with the loader's.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace rdf {
+
+enum class term_kind : std::uint8_t { iri, literal, blank };
+
+struct term {
+    term_kind kind = term_kind::iri;
+    std::string value;    ///< the IRI, the literal's lexical form (unescaped), or the blank node's label
+    std::string datatype; ///< literals: datatype IRI, empty for plain (xsd:string) and language-tagged ones
+    std::string lang;     ///< literals: language tag, empty if none
+};
+
+inline constexpr std::string_view xsd_string = "http://www.w3.org/2001/XMLSchema#string";
+inline constexpr std::string_view rdf_lang_string = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString";
+inline constexpr std::string_view rdf_type = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
+
+namespace detail {
+inline void append_escaped(std::string& out, std::string_view s, bool iri) {
+    for (const char c : s) {
+        switch (c) {
+        case '"': iri ? out += c : out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '>': iri ? out += "\\u003E" : out += c; break;
+        default: out += c;
+        }
+    }
+}
+inline char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
+} // namespace detail
+
+/// The canonical N-Triples form: <iri>, "lexical", "lexical"@lang (tag in
+/// lower case: tags compare case-insensitively), "lexical"^^<datatype>
+/// (xsd:string dropped: RDF 1.1 makes "x" and "x"^^xsd:string one term),
+/// _:label. Printing a key gives valid N-Triples.
+inline void append_key(std::string& out, term_kind kind, std::string_view value, std::string_view datatype = {},
+                       std::string_view lang = {}) {
+    switch (kind) {
+    case term_kind::iri:
+        out += '<';
+        detail::append_escaped(out, value, true);
+        out += '>';
+        break;
+    case term_kind::blank:
+        out += "_:";
+        out += value;
+        break;
+    case term_kind::literal:
+        out += '"';
+        detail::append_escaped(out, value, false);
+        out += '"';
+        if (!lang.empty()) {
+            out += '@';
+            for (const char c : lang) out += detail::ascii_lower(c);
+        } else if (!datatype.empty() && datatype != xsd_string && datatype != rdf_lang_string) {
+            out += "^^<";
+            detail::append_escaped(out, datatype, true);
+            out += '>';
+        }
+        break;
+    }
+}
+
+inline std::string key(const term& t) {
+    std::string out;
+    append_key(out, t.kind, t.value, t.datatype, t.lang);
+    return out;
+}
+
+} // namespace rdf
+
+namespace rdf {
+
+/// The term behind a canonical key (append_key's inverse), for output
+/// formats that take the parts apart (SPARQL JSON results).
+inline term parse_key(std::string_view k) {
+    term t;
+    auto unescape = [](std::string_view s) {
+        std::string out;
+        out.reserve(s.size());
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            if (s[i] != '\\' || i + 1 == s.size()) {
+                out += s[i];
+                continue;
+            }
+            const char c = s[++i];
+            if (c == 'n') out += '\n';
+            else if (c == 'r') out += '\r';
+            else if (c == 'u' && s.substr(i + 1, 4) == "003E") {
+                out += '>';
+                i += 4;
+            } else out += c;
+        }
+        return out;
+    };
+    if (k.starts_with("_:")) {
+        t.kind = term_kind::blank;
+        t.value = k.substr(2);
+    } else if (k.starts_with('<') && k.size() >= 2) {
+        t.kind = term_kind::iri;
+        t.value = unescape(k.substr(1, k.size() - 2));
+    } else if (k.starts_with('"')) {
+        t.kind = term_kind::literal;
+        std::size_t end = 1; // the closing quote: the first one not escaped
+        while (end < k.size() && k[end] != '"') end += k[end] == '\\' ? 2 : 1;
+        t.value = unescape(k.substr(1, std::min(end, k.size()) - 1));
+        const std::string_view rest = end < k.size() ? k.substr(end + 1) : std::string_view();
+        if (rest.starts_with('@')) t.lang = rest.substr(1);
+        else if (rest.starts_with("^^<") && rest.size() >= 4) t.datatype = unescape(rest.substr(3, rest.size() - 4));
+    } else {
+        t.value = k;
+    }
+    return t;
+}
+
+} // namespace rdf

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# tacomesh-rdf as a user and a script run it: the --count form, formats,
+# models, load to a store file, inference, and each kind of mistake.
+set -u
+cli=$1 data=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+expect() { # what, got, wanted
+  [ "$2" = "$3" ] || fail "$1: got '$2', wanted '$3'"
+}
+
+# The exact form scripts use: only the count on stdout.
+out=$("$cli" query --data "$data/lubm1-inferred.nt.gz" "$data/queries/q06.rq" --count 2>/dev/null)
+expect "q06 --count" "$out" "7790"
+
+# A store file, then every query from it: single core and data-parallel on processes.
+"$cli" load --data "$data/lubm1-inferred.nt.gz" --output "$tmp/lubm.store" --quiet || fail "load"
+counts=(4 0 6 34 719 7790 67 7790 208 4 224 15 1 5916)
+for i in $(seq 1 14); do
+  q=$(printf "%s/queries/q%02d.rq" "$data" "$i")
+  expect "q$i from the store" "$("$cli" query --data "$tmp/lubm.store" "$q" --count --quiet)" "${counts[$((i-1))]}"
+done
+expect "q09 data-parallel, processes" \
+  "$("$cli" query --data "$tmp/lubm.store" "$data/queries/q09.rq" --count --quiet --cores 2 --model data --platform processes)" "208"
+
+# Inference at load: raw data + the ontology answer as the inferred file does.
+"$cli" load --data "$data/lubm1-raw.nt.gz" --infer "$data/univ-bench.owl" --output "$tmp/raw.store" 2>"$tmp/err" || fail "load --infer"
+grep -q "inference: [0-9]* triples added" "$tmp/err" || fail "load --infer reports the triples added: $(cat "$tmp/err")"
+expect "q12 after inference" "$("$cli" query --data "$tmp/raw.store" "$data/queries/q12.rq" --count --quiet)" "15"
+
+# TSV and JSON output.
+"$cli" query --data "$tmp/lubm.store" "$data/queries/q01.rq" --quiet > "$tmp/q1.tsv"
+expect "TSV header" "$(head -1 "$tmp/q1.tsv")" "?X"
+expect "TSV rows" "$(wc -l < "$tmp/q1.tsv")" "5"
+"$cli" query --data "$tmp/lubm.store" "$data/queries/q01.rq" --quiet --format json > "$tmp/q1.json"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['head']['vars']==['X'] and len(d['results']['bindings'])==4 and d['results']['bindings'][0]['X']['type']=='uri'" "$tmp/q1.json" \
+  || fail "JSON results"
+echo 'SELECT ?s WHERE { ?s ?p ?o } LIMIT 3' | "$cli" query --data "$tmp/lubm.store" - --count --quiet > "$tmp/stdin" || fail "query from stdin"
+expect "query from stdin" "$(cat "$tmp/stdin")" "3"
+
+# bench: JSON with every model.
+"$cli" bench --data "$tmp/lubm.store" "$data/queries/q01.rq" "$data/queries/q14.rq" --runs 2 --repeat 2 --json --quiet > "$tmp/bench.json" || fail "bench"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['single']['queries'][1]['rows']==5916 and d['data']['queries'][1]['rows']==5916 and d['task']['queries']==4" "$tmp/bench.json" \
+  || fail "bench JSON: $(cat "$tmp/bench.json")"
+
+# Mistakes: a message naming the problem, exit status 1 (bad input) or 2 (bad usage), nothing on stdout.
+printf '<http://e/a> <http://e/p> "open .\n' > "$tmp/bad.nt"
+out=$("$cli" query --data "$tmp/bad.nt" "$data/queries/q01.rq" --count 2>"$tmp/err"); rc=$?
+expect "malformed data: status" "$rc" "1"; expect "malformed data: stdout" "$out" ""
+grep -q "bad.nt:1:" "$tmp/err" || fail "malformed data names file:line: $(cat "$tmp/err")"
+printf 'SELECT ?x WHERE {\n  ?x ?p ?o .\n  OPTIONAL { ?x ?p ?o }\n}\n' > "$tmp/optional.rq"
+"$cli" query --data "$tmp/lubm.store" "$tmp/optional.rq" --count >/dev/null 2>"$tmp/err"; rc=$?
+expect "unsupported SPARQL: status" "$rc" "1"
+grep -q "line 3, column 3: OPTIONAL" "$tmp/err" || fail "unsupported SPARQL names construct and position: $(cat "$tmp/err")"
+"$cli" query --data "$tmp/nonexistent.nt" "$data/queries/q01.rq" >/dev/null 2>"$tmp/err"; rc=$?
+expect "missing file: status" "$rc" "1"; grep -q "cannot open" "$tmp/err" || fail "missing file: $(cat "$tmp/err")"
+"$cli" query "$data/queries/q01.rq" >/dev/null 2>"$tmp/err"; rc=$?
+expect "no data: status" "$rc" "2"; grep -q -- "--data" "$tmp/err" || fail "no data: $(cat "$tmp/err")"
+"$cli" query --data "$tmp/lubm.store" "$data/queries/q01.rq" --cores 0 >/dev/null 2>"$tmp/err"; rc=$?
+expect "--cores 0: status" "$rc" "2"
+"$cli" query --data "$tmp/lubm.store" "$data/queries/q01.rq" --model task >/dev/null 2>"$tmp/err"; rc=$?
+expect "--model task for one query: status" "$rc" "2"; grep -q "bench" "$tmp/err" || fail "--model task: $(cat "$tmp/err")"
+head -c 1000 "$tmp/lubm.store" > "$tmp/cut.store"
+"$cli" query --data "$tmp/cut.store" "$data/queries/q01.rq" >/dev/null 2>"$tmp/err"; rc=$?
+expect "truncated store: status" "$rc" "1"; grep -q "truncated\|corrupt" "$tmp/err" || fail "truncated store: $(cat "$tmp/err")"
+echo "cli: all checks passed"

@@ -1,0 +1,109 @@
+// The parallel models on cores (threads and core processes): the
+// data-parallel split returns exactly the single-core rows, the
+// task-parallel pool the single-core counts, parallel inference the
+// single-core closure.
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+#include <rdf/engine.hpp>
+#include <rdf/inference.hpp>
+#include <rdf/query_engine.hpp>
+
+#include "test_support.hpp"
+
+namespace {
+
+rdf::store& lubm_inferred() {
+    static rdf::store s = [] {
+        rdf::store st;
+        st.load_file(rdf_test::data_dir + "/lubm1-inferred.nt.gz");
+        return st;
+    }();
+    return s;
+}
+
+} // namespace
+
+TEST_CASE("Data-parallel: every LUBM query gives exactly the single-core rows", "[parallel]") {
+    const auto queries = rdf_test::lubm_queries();
+    rdf::store& s = lubm_inferred();
+    std::vector<std::vector<std::vector<rdf::term_id>>> single;
+    for (const auto& q : queries) single.push_back(rdf_test::sorted_rows(rdf::run_query(q, s.view()).rows));
+    // 3 cores on 2 CPUs too: the split must not assume two.
+    for (const taco::core_id cores : {taco::core_id(2), taco::core_id(3)})
+        for (const auto mode : {rdf::execution_mode::threads, rdf::execution_mode::processes}) {
+            INFO(cores << " cores, " << rdf::name(mode));
+            rdf::with_cluster(s, {cores, mode}, [&](rdf::rdf_cluster& c) {
+                std::size_t split_across = 0;
+                for (std::size_t i = 0; i < queries.size(); ++i) {
+                    INFO("Q" << i + 1);
+                    const rdf::parallel_answer a = c.run_split(queries[i]);
+                    CHECK(rdf_test::sorted_rows(a.answer.rows) == single[i]);
+                    CHECK(a.answer.rows.rows() == rdf_test::lubm_counts[i]);
+                    std::size_t busy = 0;
+                    for (auto n : a.rows_per_core) busy += n > 0;
+                    split_across += busy == cores;
+                }
+                CHECK(split_across >= 5); // the big queries' rows come from every core
+            });
+        }
+}
+
+TEST_CASE("Data-parallel: DISTINCT and LIMIT apply to the gathered rows", "[parallel]") {
+    rdf::store& s = lubm_inferred();
+    const std::string distinct = "PREFIX ub: <http://swat.cse.lehigh.edu/onto/univ-bench.owl#>\n"
+                                 "SELECT DISTINCT ?d WHERE { ?x a ub:Student . ?x ub:memberOf ?d }";
+    const std::string limited = "PREFIX ub: <http://swat.cse.lehigh.edu/onto/univ-bench.owl#>\n"
+                                "SELECT ?x WHERE { ?x a ub:Student } LIMIT 10";
+    const std::size_t departments = rdf::run_query(distinct, s.view()).rows.rows();
+    REQUIRE(departments > 1);
+    rdf::with_cluster(s, {2, rdf::execution_mode::threads}, [&](rdf::rdf_cluster& c) {
+        CHECK(c.run_split(distinct).answer.rows.rows() == departments);
+        CHECK(c.run_split(limited).answer.rows.rows() == 10);
+    });
+}
+
+TEST_CASE("Task-parallel: a pool of queries, every worker busy, the single-core counts", "[parallel]") {
+    const auto queries = rdf_test::lubm_queries();
+    for (const auto mode : {rdf::execution_mode::threads, rdf::execution_mode::processes}) {
+        INFO(rdf::name(mode));
+        rdf::with_cluster(lubm_inferred(), {2, mode}, [&](rdf::rdf_cluster& c) {
+            const rdf::workload_result w = c.run_workload(queries, 10);
+            CHECK(w.queries == 140);
+            REQUIRE(w.rows.size() == 14);
+            for (std::size_t i = 0; i < 14; ++i) CHECK(std::size_t(w.rows[i]) == rdf_test::lubm_counts[i]);
+            REQUIRE(w.runs.size() == 2);
+            CHECK(w.runs[0] + w.runs[1] == 140);
+            CHECK(w.runs[1] > 0); // core 1 took queries from the pool
+        });
+    }
+}
+
+TEST_CASE("Task-parallel: a bad query in the pool is reported with its message", "[parallel]") {
+    rdf::with_cluster(lubm_inferred(), {2, rdf::execution_mode::threads}, [&](rdf::rdf_cluster& c) {
+        const std::vector<std::string> queries{"SELECT * WHERE { ?s ?p ?o } LIMIT 1", "SELECT * WHERE { ?s ?p ?o FILTER(?s) }"};
+        CHECK_THROWS_AS(c.run_workload(queries, 3), rdf::query_error);
+    });
+}
+
+TEST_CASE("Parallel inference on core processes gives the single-core closure", "[parallel][inference]") {
+    rdf::store one, par;
+    for (rdf::store* s : {&one, &par}) {
+        s->load_file(rdf_test::data_dir + "/lubm1-raw.nt.gz");
+        s->load_file(rdf_test::data_dir + "/univ-bench.owl");
+    }
+    rdf::infer(one);
+    rdf::inference_report r;
+    rdf::with_cluster(par, {2, rdf::execution_mode::processes}, [&](rdf::rdf_cluster& c) {
+        r = c.infer(par);
+        const auto queries = rdf_test::lubm_queries();
+        for (std::size_t i = 0; i < queries.size(); ++i) {
+            INFO("Q" << i + 1);
+            CHECK(c.run_split(queries[i]).answer.rows.rows() == rdf_test::lubm_counts[i]);
+        }
+    });
+    CHECK(par.triple_count() == one.triple_count());
+    CHECK(par.dictionary().text() == one.dictionary().text());
+    CHECK(r.added > 40000);
+}

@@ -1,0 +1,232 @@
+// Query answers on one core: the 14 LUBM queries (pre-inferred, raw, and
+// raw with inference), every join operator against a naive evaluator, and
+// the SELECT features.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+
+#include <rdf/inference.hpp>
+#include <rdf/query_engine.hpp>
+#include <rdf/results.hpp>
+#include <rdf/sparql_parser.hpp>
+#include <rdf/store.hpp>
+
+#include "test_support.hpp"
+
+namespace {
+
+const rdf::store& lubm_inferred() {
+    static const rdf::store s = [] {
+        rdf::store st;
+        st.load_file(rdf_test::data_dir + "/lubm1-inferred.nt.gz");
+        return st;
+    }();
+    return s;
+}
+
+std::size_t count(const std::string& q, const rdf::store& s) { return rdf::run_query(q, s.view()).rows.rows(); }
+
+/// Every solution by brute force: patterns in the order written, each over
+/// every triple (no index), the reference for the engine's joins.
+std::vector<std::vector<rdf::term_id>> naive(const rdf::encoded_query& q, const rdf::store& s) {
+    std::vector<std::array<rdf::term_id, 3>> all;
+    rdf::detail::enumerate(s.index(), rdf::order::spo)([&](const std::array<rdf::term_id, 3>& t) { all.push_back(t); });
+    std::vector<std::vector<rdf::term_id>> out;
+    if (q.unsatisfiable) return out;
+    std::vector<rdf::term_id> binding(q.variables.size(), rdf::no_term);
+    auto rec = [&](auto&& self, std::size_t k) -> void {
+        if (k == q.patterns.size()) {
+            std::vector<rdf::term_id> row;
+            for (rdf::var_id v : q.projection) row.push_back(v == rdf::no_var ? rdf::no_term : binding[v]);
+            out.push_back(row);
+            return;
+        }
+        for (const auto& t : all) {
+            auto saved = binding;
+            bool ok = true;
+            for (int i = 0; i < 3 && ok; ++i) {
+                const rdf::slot& sl = q.patterns[k].at[std::size_t(i)];
+                if (!sl.is_var()) ok = sl.id == t[std::size_t(i)];
+                else if (binding[sl.var] == rdf::no_term) binding[sl.var] = t[std::size_t(i)];
+                else ok = binding[sl.var] == t[std::size_t(i)];
+            }
+            if (ok) self(self, k + 1);
+            binding = saved;
+        }
+    };
+    rec(rec, 0);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("LUBM: the 14 queries give the published answers on the inferred data", "[lubm]") {
+    const auto queries = rdf_test::lubm_queries();
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+        INFO("Q" << i + 1);
+        CHECK(count(queries[i], lubm_inferred()) == rdf_test::lubm_counts[i]);
+    }
+}
+
+TEST_CASE("LUBM: without inference only Q1, Q3 and Q14 answer", "[lubm]") {
+    rdf::store raw;
+    raw.load_file(rdf_test::data_dir + "/lubm1-raw.nt.gz");
+    const auto queries = rdf_test::lubm_queries();
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+        INFO("Q" << i + 1);
+        const std::size_t expected = i == 0 ? 4 : i == 2 ? 6 : i == 13 ? 5916 : 0;
+        CHECK(count(queries[i], raw) == expected);
+    }
+}
+
+TEST_CASE("LUBM: raw data + univ-bench.owl, inferred on one core, gives the 14 answers", "[lubm][inference]") {
+    rdf::store s;
+    s.load_file(rdf_test::data_dir + "/lubm1-raw.nt.gz");
+    s.load_file(rdf_test::data_dir + "/univ-bench.owl");
+    const std::uint64_t before = s.triple_count();
+    const rdf::inference_report r = rdf::infer(s);
+    CHECK(r.added == s.triple_count() - before);
+    CHECK(r.added > 40000);
+    CHECK(r.rounds >= 2);
+    const auto queries = rdf_test::lubm_queries();
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+        INFO("Q" << i + 1);
+        CHECK(count(queries[i], s) == rdf_test::lubm_counts[i]);
+    }
+    // A second closure finds nothing new: the rounds reached the fixpoint.
+    CHECK(rdf::infer(s).added == 0);
+}
+
+TEST_CASE("Inference rules one by one", "[inference]") {
+    rdf::store s;
+    std::string text = R"(<http://e/Sub> <http://www.w3.org/2000/01/rdf-schema#subClassOf> <http://e/Super> .
+<http://e/sub> <http://www.w3.org/2000/01/rdf-schema#subPropertyOf> <http://e/super> .
+<http://e/super> <http://www.w3.org/2000/01/rdf-schema#domain> <http://e/D> .
+<http://e/super> <http://www.w3.org/2000/01/rdf-schema#range> <http://e/R> .
+<http://e/inv> <http://www.w3.org/2002/07/owl#inverseOf> <http://e/super> .
+<http://e/anc> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://www.w3.org/2002/07/owl#TransitiveProperty> .
+<http://e/x> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://e/Sub> .
+<http://e/x> <http://e/sub> <http://e/y> .
+<http://e/x> <http://e/sub> "lit" .
+<http://e/a> <http://e/anc> <http://e/b> .
+<http://e/b> <http://e/anc> <http://e/c> .
+<http://e/c> <http://e/anc> <http://e/d> .
+)";
+    s.load_text(text, "rules.nt");
+    rdf::infer(s);
+    auto has = [&](const std::string& q) { return count("SELECT * WHERE { " + q + " }", s) == 1; };
+    CHECK(has("<http://e/x> a <http://e/Super>"));                 // cax-sco
+    CHECK(has("<http://e/x> <http://e/super> <http://e/y>"));      // prp-spo1
+    CHECK(has("<http://e/x> a <http://e/D>"));                     // prp-dom
+    CHECK(has("<http://e/y> a <http://e/R>"));                     // prp-rng
+    CHECK(has("<http://e/y> <http://e/inv> <http://e/x>"));        // prp-inv
+    CHECK(has("<http://e/a> <http://e/anc> <http://e/d>"));        // prp-trp, two steps
+    CHECK(count("SELECT ?l WHERE { ?l a <http://e/R> }", s) == 1); // y only: literals get no types
+}
+
+TEST_CASE("Every join operator agrees with a naive evaluator on random queries", "[joins]") {
+    rdf::store s;
+    std::mt19937 rng(7);
+    std::string text;
+    for (int i = 0; i < 300; ++i)
+        text += "<http://e/n" + std::to_string(rng() % 40) + "> <http://e/p" + std::to_string(rng() % 4) + "> <http://e/n" +
+                std::to_string(rng() % 40) + "> .\n";
+    s.load_text(text, "random.nt");
+    const rdf::store_view v = s.view();
+    const std::array<const char*, 4> vars{"?a", "?b", "?c", "?d"};
+    int checked = 0, nonempty = 0;
+    std::set<rdf::join_kind> used;
+    for (int round = 0; round < 300; ++round) {
+        std::string q = "SELECT * WHERE { ";
+        const int patterns = 1 + int(rng() % 4);
+        for (int k = 0; k < patterns; ++k) {
+            auto term = [&](bool predicate) -> std::string {
+                if (rng() % 3 == 0) return predicate ? "<http://e/p" + std::to_string(rng() % 4) + ">" : "<http://e/n" + std::to_string(rng() % 40) + ">";
+                return vars[rng() % (predicate ? 1 : 4) + (predicate ? 3 : 0)];
+            };
+            q += term(false) + " " + (rng() % 4 ? "<http://e/p" + std::to_string(rng() % 4) + ">" : term(true)) + " " + term(false) + " . ";
+        }
+        q += "}";
+        INFO(q);
+        const rdf::encoded_query e = rdf::encode(rdf::parse_query(q), v.dict);
+        const auto expected = naive(e, s);
+        for (auto force : {std::optional<rdf::join_kind>{}, std::optional{rdf::join_kind::merge},
+                           std::optional{rdf::join_kind::bind}, std::optional{rdf::join_kind::hash}}) {
+            const rdf::plan p = rdf::make_plan(e, v, force);
+            for (std::size_t k = 1; k < p.steps.size(); ++k) used.insert(p.steps[k].kind);
+            const rdf::table t = rdf::project(rdf::execute(v, e, p), e);
+            REQUIRE(rdf_test::sorted_rows(t) == expected);
+            ++checked;
+        }
+        nonempty += !expected.empty();
+    }
+    CHECK(checked == 1200);
+    CHECK(nonempty > 50);
+    CHECK(used.size() == 3); // merge, bind and hash joins all ran
+}
+
+TEST_CASE("SELECT features: DISTINCT, LIMIT, *, unbound and repeated variables, unknown constants", "[sparql]") {
+    rdf::store s;
+    std::string text = "<http://e/a> <http://e/p> <http://e/a> .\n<http://e/a> <http://e/p> <http://e/b> .\n"
+                       "<http://e/b> <http://e/p> <http://e/b> .\n<http://e/c> <http://e/q> <http://e/b> .\n";
+    s.load_text(text, "f.nt");
+    CHECK(count("SELECT ?x WHERE { ?x <http://e/p> ?y }", s) == 3);
+    CHECK(count("SELECT DISTINCT ?x WHERE { ?x <http://e/p> ?y }", s) == 2);
+    CHECK(count("SELECT ?x WHERE { ?x <http://e/p> ?y } LIMIT 1", s) == 1);
+    CHECK(count("SELECT ?x WHERE { ?x <http://e/p> ?x }", s) == 2);
+    CHECK(count("SELECT ?x WHERE { ?x <http://e/nothing> ?y }", s) == 0);
+    CHECK(count("SELECT * WHERE { <http://e/a> <http://e/p> <http://e/b> }", s) == 1);
+    CHECK(count("SELECT * WHERE { <http://e/a> <http://e/p> <http://e/c> }", s) == 0);
+    CHECK(count("SELECT * WHERE { ?x <http://e/q> ?y . ?z <http://e/p> ?z }", s) == 2); // a cross product
+    const rdf::query_answer a = rdf::run_query("SELECT ?x ?unbound WHERE { ?x <http://e/q> ?y }", s.view());
+    REQUIRE(a.rows.rows() == 1);
+    CHECK(a.rows.cells[1] == rdf::no_term);
+    std::string tsv, json;
+    rdf::append_tsv(tsv, a.rows, a.names, s.view().dict);
+    rdf::append_json(json, a.rows, a.names, s.view().dict);
+    CHECK(tsv == "?x\t?unbound\n<http://e/c>\t\n");
+    CHECK(json.find("{\"x\":{\"type\":\"uri\",\"value\":\"http://e/c\"}}") != std::string::npos);
+    CHECK_THROWS_AS(rdf::run_query("SELECT ?x WHERE { ?x ?p ?o OPTIONAL { ?x ?p ?o } }", s.view()), rdf::query_error);
+}
+
+TEST_CASE("LUBM(5), five renamed copies of the university, answers and keeps its bytes per triple", "[lubm][scale]") {
+    const std::string one = rdf::read_text_file(rdf_test::data_dir + "/lubm1-inferred.nt.gz");
+    rdf::store s1, s5;
+    std::string copy = one;
+    s1.load_text(copy, "lubm1");
+    std::string five;
+    five.reserve(one.size() * 5);
+    for (int u = 0; u < 5; ++u) {
+        if (u == 0) {
+            five += one;
+            continue;
+        }
+        // University0 -> UniversityN in every IRI of the copy (its people,
+        // departments, courses); references to other universities stay.
+        const std::string from = "University0.", from_end = "University0>", to = "University" + std::to_string(u * 1000) + ".",
+                          to_end = "University" + std::to_string(u * 1000) + ">";
+        std::string c;
+        c.reserve(one.size() + one.size() / 8);
+        for (std::size_t i = 0; i < one.size();) {
+            if (one.compare(i, from.size(), from) == 0) { c += to; i += from.size(); }
+            else if (one.compare(i, from_end.size(), from_end) == 0) { c += to_end; i += from_end.size(); }
+            else c += one[i++];
+        }
+        five += c;
+    }
+    s5.load_text(five, "lubm5");
+    CHECK(s5.triple_count() > 4 * s1.triple_count());
+    const double b1 = double(s1.bytes()) / double(s1.triple_count()), b5 = double(s5.bytes()) / double(s5.triple_count());
+    CHECK(b5 <= b1 * 1.1);
+    const auto queries = rdf_test::lubm_queries();
+    // Queries naming University0's entities keep their answers (the copies
+    // are other universities); the class-wide ones grow five-fold.
+    CHECK(count(queries[0], s5) == 4);
+    CHECK(count(queries[5], s5) == 5 * 7790);
+    CHECK(count(queries[13], s5) == 5 * 5916);
+    CHECK(count(queries[8], s5) == 5 * 208);
+}

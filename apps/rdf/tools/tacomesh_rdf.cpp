@@ -1,0 +1,359 @@
+// tacomesh-rdf: SPARQL basic graph pattern queries over N-Triples data on
+// tacomesh cores. Run with --help for the commands and options.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <rdf/engine.hpp>
+#include <rdf/inference.hpp>
+#include <rdf/query_engine.hpp>
+#include <rdf/results.hpp>
+#include <rdf/store_file.hpp>
+
+namespace {
+
+const char* usage_text = R"(usage: tacomesh-rdf load  [options] --data FILE... --output STORE
+       tacomesh-rdf query [options] --data FILE QUERY.rq
+       tacomesh-rdf bench [options] --data FILE QUERY.rq...
+
+SPARQL queries (SELECT over one basic graph pattern: PREFIX, SELECT vars|*,
+DISTINCT, WHERE { triple patterns }, LIMIT) over RDF data, on tacomesh cores
+sharing the store through MESH.
+
+commands:
+  load     parse the data (and infer) once, write a compact binary STORE
+  query    answer QUERY.rq ('-' reads standard input); TSV (default) or JSON on stdout
+  bench    time the queries: one core, task-parallel (a pool of queries handed to
+           the cores) or data-parallel (each query split over the cores)
+
+data:
+  --data FILE          N-Triples (plain or .gz), a STORE made by load, or an RDF/XML
+                       (.owl, .rdf) / Turtle (.ttl) file; repeat for more files
+  --infer ONTOLOGY     add the ontology and close the data under its RDFS / OWL RL
+                       rules (subclass, subproperty, domain, range, inverse,
+                       transitive, symmetric, intersections, existential restrictions)
+  --output STORE       load: the store file to write
+
+running:
+  --cores N            cores (query: default 1; bench, and inference: the CPUs, at least 2)
+  --platform threads|processes   cores as threads, or as processes with private
+                       memory (the store reaches them through MESH) (default threads)
+  --model single|task|data       query: single (default on 1 core) or data (default
+                       on more); bench: all three by default, or the one named
+
+query:
+  --count              print the number of result rows and nothing else
+  --format tsv|json    SPARQL 1.1 TSV or JSON results (default tsv)
+  --explain            print the plan (join order, operators, estimates) on stderr
+
+bench:
+  --repeat N           task-parallel: run the query list N times (default 20)
+  --runs R             timed runs per query, after one untimed (default 5); the median counts
+  --json               the report as JSON on stdout
+
+  --quiet              no progress or timing lines on stderr
+  --help               this text
+)";
+
+[[noreturn]] void usage_error(const std::string& why) {
+    std::fprintf(stderr, "tacomesh-rdf: %s\n(run tacomesh-rdf --help for the commands and options)\n", why.c_str());
+    std::exit(2);
+}
+
+enum class model { single, task, data };
+
+struct options {
+    std::string command;
+    std::vector<std::string> data, queries;
+    std::optional<std::string> infer, output;
+    std::optional<taco::core_id> cores;
+    rdf::execution_mode platform = rdf::execution_mode::threads;
+    std::optional<model> mdl;
+    bool count = false, json = false, explain = false, quiet = false;
+    std::string format = "tsv";
+    std::uint64_t repeat = 20, runs = 5;
+};
+
+std::uint64_t number(const std::string& opt, const std::string& v) {
+    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 9)
+        usage_error(opt + " wants a whole number, not '" + v + "'");
+    return std::stoull(v);
+}
+
+options parse(int argc, char** argv) {
+    options o;
+    if (argc < 2) usage_error("no command (load, query or bench)");
+    o.command = argv[1];
+    if (o.command == "--help" || o.command == "-h") {
+        std::fputs(usage_text, stdout);
+        std::exit(0);
+    }
+    if (o.command != "load" && o.command != "query" && o.command != "bench")
+        usage_error("unknown command '" + o.command + "' (load, query, bench)");
+    for (int i = 2; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) usage_error(a + " needs a value");
+            return argv[++i];
+        };
+        try {
+            if (a == "--help" || a == "-h") {
+                std::fputs(usage_text, stdout);
+                std::exit(0);
+            } else if (a == "--data") o.data.push_back(value());
+            else if (a == "--infer") o.infer = value();
+            else if (a == "--output" || a == "-o") o.output = value();
+            else if (a == "--cores") {
+                const auto n = number(a, value());
+                if (n < 1 || n > 1024) usage_error("--cores " + std::to_string(n) + ": from 1 to 1024");
+                o.cores = taco::core_id(n);
+            } else if (a == "--platform") o.platform = rdf::parse_platform(value());
+            else if (a == "--model") {
+                const std::string m = value();
+                if (m == "single") o.mdl = model::single;
+                else if (m == "task") o.mdl = model::task;
+                else if (m == "data") o.mdl = model::data;
+                else usage_error("unknown model '" + m + "' (single, task, data)");
+            } else if (a == "--count") o.count = true;
+            else if (a == "--format") {
+                o.format = value();
+                if (o.format != "tsv" && o.format != "json") usage_error("unknown format '" + o.format + "' (tsv, json)");
+            } else if (a == "--json") o.json = true;
+            else if (a == "--explain") o.explain = true;
+            else if (a == "--quiet") o.quiet = true;
+            else if (a == "--repeat") o.repeat = std::max<std::uint64_t>(1, number(a, value()));
+            else if (a == "--runs") o.runs = std::max<std::uint64_t>(1, number(a, value()));
+            else if (a.size() > 1 && a[0] == '-' && a != "-") usage_error("unknown option '" + a + "'");
+            else if (o.command == "load") o.data.push_back(a);
+            else o.queries.push_back(a);
+        } catch (const std::invalid_argument& e) {
+            usage_error(e.what());
+        }
+    }
+    if (o.data.empty()) usage_error("no data: give --data FILE");
+    if (o.command == "load" && !o.output) usage_error("load needs --output STORE");
+    if (o.command == "query" && o.queries.size() != 1) usage_error("query takes one QUERY.rq (or '-' for standard input)");
+    if (o.command == "bench" && o.queries.empty()) usage_error("bench needs at least one QUERY.rq");
+    if (o.command == "query" && o.mdl == model::task)
+        usage_error("--model task runs a pool of queries: use 'tacomesh-rdf bench --model task'");
+    return o;
+}
+
+std::string read_query(const std::string& path) {
+    std::stringstream ss;
+    if (path == "-") ss << std::cin.rdbuf();
+    else {
+        std::ifstream f(path, std::ios::binary);
+        if (!f) throw std::runtime_error(path + ": cannot open");
+        ss << f.rdbuf();
+    }
+    return ss.str();
+}
+
+double since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+taco::core_id default_cores() { return taco::core_id(std::max(2u, std::thread::hardware_concurrency())); }
+
+struct loaded {
+    rdf::store store;
+    double load_seconds = 0;
+    std::optional<rdf::inference_report> inference;
+};
+
+loaded load_inputs(const options& o) {
+    loaded l;
+    const bool progress = !o.quiet && isatty(2);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (const std::string& file : o.data) {
+        if (rdf::is_store_file(file)) {
+            if (l.store.triple_count() != 0 || o.data.size() > 1)
+                throw std::runtime_error(file + ": a store file must be the only --data");
+            l.store = rdf::open_store(file);
+            continue;
+        }
+        rdf::load_options lo;
+        if (progress)
+            lo.progress = [&](std::uint64_t done, std::uint64_t all) {
+                std::fprintf(stderr, "\rloading %s: %3d%%", file.c_str(), all ? int(100 * done / all) : 100);
+            };
+        const rdf::load_report r = l.store.load_file(file, lo);
+        if (progress) std::fputs("\r\033[K", stderr);
+        if (!o.quiet)
+            std::fprintf(stderr, "%s: %llu triples, %llu new\n", file.c_str(), (unsigned long long)r.statements,
+                         (unsigned long long)r.added);
+    }
+    l.load_seconds = since(t0);
+    if (o.infer) {
+        const rdf::load_report r = l.store.load_file(*o.infer);
+        if (!o.quiet) std::fprintf(stderr, "%s: %llu ontology triples\n", o.infer->c_str(), (unsigned long long)r.statements);
+        const taco::core_id cores = o.cores.value_or(default_cores());
+        if (cores == 1) l.inference = rdf::infer(l.store);
+        else
+            rdf::with_cluster(l.store, {cores, o.platform}, [&](rdf::rdf_cluster& c) { l.inference = c.infer(l.store); });
+        if (!o.quiet)
+            std::fprintf(stderr, "inference: %llu triples added in %u rounds, %.3f s on %u cores\n",
+                         (unsigned long long)l.inference->added, l.inference->rounds, l.inference->seconds, unsigned(cores));
+    }
+    if (!o.quiet)
+        std::fprintf(stderr, "store: %llu triples, %u terms, %.1f bytes/triple (indexes %.1f), loaded in %.3f s\n",
+                     (unsigned long long)l.store.triple_count(), l.store.dictionary().size(),
+                     double(l.store.bytes()) / double(std::max<std::uint64_t>(1, l.store.triple_count())),
+                     double(l.store.index_bytes()) / double(std::max<std::uint64_t>(1, l.store.triple_count())), l.load_seconds);
+    return l;
+}
+
+void explain(const rdf::query_answer& a, const std::string& text, const rdf::store_view& v) {
+    const rdf::prepared_query p = rdf::prepare(text, v);
+    std::fprintf(stderr, "plan (estimated %.0f rows):\n", a.used.estimated_rows);
+    for (const auto& st : a.used.steps) {
+        const auto& pat = p.encoded.patterns[st.pattern];
+        std::string s;
+        for (const auto& sl : pat.at) s += (sl.is_var() ? "?" + p.encoded.variables[sl.var] : std::string(v.dict.key(sl.id))) + " ";
+        std::fprintf(stderr, "  %-5s %s  %s~ %.0f rows\n", rdf::name(st.kind), rdf::name(st.index), s.c_str(), st.estimate);
+    }
+}
+
+int run_query_command(const options& o) {
+    const std::string text = read_query(o.queries[0]);
+    loaded l = load_inputs(o);
+    const taco::core_id cores = o.cores.value_or(1);
+    const model m = o.mdl.value_or(cores > 1 ? model::data : model::single);
+    rdf::query_answer a;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (m == model::single) a = rdf::run_query(text, l.store.view());
+    else
+        rdf::with_cluster(l.store, {cores, o.platform}, [&](rdf::rdf_cluster& c) { a = c.run_split(text).answer; });
+    const double seconds = since(t0);
+    if (o.explain) explain(a, text, l.store.view());
+    if (o.count) {
+        std::printf("%zu\n", a.rows.rows());
+    } else {
+        std::string out;
+        if (o.format == "json") rdf::append_json(out, a.rows, a.names, l.store.view().dict);
+        else rdf::append_tsv(out, a.rows, a.names, l.store.view().dict);
+        std::fwrite(out.data(), 1, out.size(), stdout);
+    }
+    if (!o.quiet) std::fprintf(stderr, "%zu rows in %.3f ms (%s)\n", a.rows.rows(), seconds * 1e3, m == model::single ? "one core" : "data-parallel");
+    return 0;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+std::string base_name(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
+
+int run_bench_command(const options& o) {
+    std::vector<std::string> texts;
+    for (const auto& q : o.queries) texts.push_back(read_query(q));
+    loaded l = load_inputs(o);
+    const taco::core_id cores = o.cores.value_or(default_cores());
+    const bool all = !o.mdl;
+    std::string json = "{";
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "\"triples\":%llu,\"bytes_per_triple\":%.2f,\"load_seconds\":%.4f,\"cores\":%u,\"cpus\":%u,\"platform\":\"%s\"",
+                  (unsigned long long)l.store.triple_count(), double(l.store.bytes()) / double(std::max<std::uint64_t>(1, l.store.triple_count())),
+                  l.load_seconds, unsigned(cores), std::thread::hardware_concurrency(), rdf::name(o.platform));
+    json += buf;
+    if (l.inference) {
+        std::snprintf(buf, sizeof buf, ",\"inference\":{\"added\":%llu,\"rounds\":%u,\"seconds\":%.4f}",
+                      (unsigned long long)l.inference->added, l.inference->rounds, l.inference->seconds);
+        json += buf;
+    }
+    if (cores > std::thread::hardware_concurrency() && !o.quiet)
+        std::fprintf(stderr, "note: %u cores on %u CPUs: oversubscribed, times are not speed-ups\n", unsigned(cores),
+                     std::thread::hardware_concurrency());
+    auto time_each = [&](const char* label, auto&& run_one) {
+        json += ",\"";
+        json += label;
+        json += "\":{\"queries\":[";
+        double sum = 0;
+        for (std::size_t i = 0; i < texts.size(); ++i) {
+            std::size_t rows = run_one(texts[i]); // untimed
+            std::vector<double> ms;
+            for (std::uint64_t r = 0; r < o.runs; ++r) {
+                const auto t0 = std::chrono::steady_clock::now();
+                rows = run_one(texts[i]);
+                ms.push_back(since(t0) * 1e3);
+            }
+            const double m = median(ms);
+            sum += m;
+            std::snprintf(buf, sizeof buf, "%s{\"query\":\"%s\",\"rows\":%zu,\"median_ms\":%.4f}", i ? "," : "",
+                          base_name(o.queries[i]).c_str(), rows, m);
+            json += buf;
+            if (!o.quiet && !o.json) std::printf("%-6s %-12s %8zu rows %10.3f ms\n", label, base_name(o.queries[i]).c_str(), rows, m);
+        }
+        std::snprintf(buf, sizeof buf, "],\"sum_ms\":%.4f}", sum);
+        json += buf;
+        if (!o.json) std::printf("%-6s sum of medians: %.3f ms\n", label, sum);
+    };
+    if (all || o.mdl == model::single) {
+        const rdf::store_view v = l.store.view();
+        std::string out;
+        time_each("single", [&](const std::string& t) {
+            const rdf::query_answer a = rdf::run_query(t, v);
+            out.clear();
+            rdf::append_tsv(out, a.rows, a.names, v.dict); // materialise every term, as a user would
+            return a.rows.rows();
+        });
+    }
+    if (all || o.mdl == model::data || o.mdl == model::task) {
+        rdf::with_cluster(l.store, {cores, o.platform}, [&](rdf::rdf_cluster& c) {
+            if (all || o.mdl == model::data)
+                time_each("data", [&](const std::string& t) { return c.run_split(t, true).answer.rows.rows(); });
+            if (all || o.mdl == model::task) {
+                c.run_workload(texts, 1); // untimed
+                const rdf::workload_result w = c.run_workload(texts, o.repeat);
+                std::snprintf(buf, sizeof buf, ",\"task\":{\"queries\":%llu,\"seconds\":%.4f,\"queries_per_second\":%.1f,\"runs_per_core\":[",
+                              (unsigned long long)w.queries, w.seconds, double(w.queries) / w.seconds);
+                json += buf;
+                for (std::size_t i = 0; i < w.runs.size(); ++i) json += (i ? "," : "") + std::to_string(w.runs[i]);
+                json += "]}";
+                if (!o.json)
+                    std::printf("task   %llu queries on %u cores in %.3f s: %.0f queries/s\n", (unsigned long long)w.queries,
+                                unsigned(cores), w.seconds, double(w.queries) / w.seconds);
+            }
+        });
+    }
+    json += "}\n";
+    if (o.json) std::fputs(json.c_str(), stdout);
+    return 0;
+}
+
+int run_load_command(const options& o) {
+    loaded l = load_inputs(o);
+    rdf::save_store(l.store, *o.output);
+    if (!o.quiet) std::fprintf(stderr, "wrote %s\n", o.output->c_str());
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const options o = parse(argc, argv);
+    try {
+        if (o.command == "load") return run_load_command(o);
+        if (o.command == "query") return run_query_command(o);
+        return run_bench_command(o);
+    } catch (const rdf::query_error& e) {
+        std::fprintf(stderr, "tacomesh-rdf: %s: %s\n", o.queries.empty() ? "query" : o.queries[0].c_str(), e.what());
+    } catch (const rdf::load_error& e) {
+        std::fprintf(stderr, "tacomesh-rdf: %s\n", e.what());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tacomesh-rdf: %s\n", e.what());
+    }
+    return 1;
+}
