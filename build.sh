@@ -96,7 +96,7 @@ case "$cmd" in
     CXX=clang++ configure build-clang -DTACOMESH_BUILD_BENCH=OFF
     run_tests build-clang ;;
   bench-smoke)
-    need_packages "${base_packages[@]}" openmpi-bin libopenmpi-dev valgrind python3 python3-igraph python3-matplotlib
+    need_packages "${base_packages[@]}" openmpi-bin libopenmpi-dev valgrind python3 python3-igraph python3-matplotlib python3-venv
     configure build-bench -DCMAKE_BUILD_TYPE=Release -DTACOMESH_BUILD_TESTS=OFF
     ninja -C build-bench -j "$jobs"
     bash bench/smoke.sh build-bench ;;

@@ -249,5 +249,44 @@ else
     skip "plot.py" "no matplotlib for $py, or no greedy.json"
 fi
 
+# The RDF app (apps/rdf/README.md): bench_rdf, every entry present and
+# every query's rows the published LUBM answer; then compare.py against
+# pyoxigraph when a venv with apps/rdf/bench/requirements.txt can be made
+# (PyPI reachable), tiny runs.
+rdf=$build/apps/rdf
+rdfsrc=$here/../apps/rdf/bench
+check_rdf_json() {
+    python3 - "$1" <<'PY'
+import json, sys
+bench = json.load(open(sys.argv[1]))["benchmarks"]
+rows = {b["name"].split("/iterations")[0].split("/manual_time")[0]: b for b in bench}
+lubm = [4, 0, 6, 34, 719, 7790, 67, 7790, 208, 4, 224, 15, 1, 5916]
+want = {f"query/q{i + 1:02d}": n for i, n in enumerate(lubm)}
+for m in ("threads", "processes"):
+    for c in (1, 2):
+        want.update({f"data/q{q:02d}/{m}/cores:{c}": lubm[q - 1] for q in (2, 6, 8, 9, 14)})
+missing = [w for w in want if w not in rows] + [w for w in ("load/lubm1_inferred", "task/threads/cores:2", "infer/processes/cores:2") if w not in rows]
+wrong = [w for w, n in want.items() if w in rows and rows[w].get("rows") != n]
+errors = [b["name"] for b in bench if b.get("error_occurred")]
+if missing or wrong or errors:
+    sys.exit(f"missing {missing}, wrong rows {wrong}, errors {errors}")
+PY
+}
+bench_rdf() {
+    [[ -x $rdf/bench_rdf ]] || { echo "bench_rdf not built under $build" >&2; return 2; }
+    limit "$rdf/bench_rdf" --benchmark_format=json --benchmark_out="$tmp/rdf.json" --benchmark_out_format=json \
+        >/dev/null && check_rdf_json "$tmp/rdf.json"
+}
+step "bench_rdf (RDF app)" bench_rdf
+rdfvenv=$build/venv-rdf
+if [[ -x $rdfvenv/bin/python ]] || { $py -m venv "$rdfvenv" >/dev/null 2>&1 &&
+       timeout 300 "$rdfvenv/bin/pip" install -q -r "$rdfsrc/requirements.txt" >/dev/null 2>&1; }; then
+    step "compare.py (RDF app vs pyoxigraph)" limit "$rdfvenv/bin/python" "$rdfsrc/compare.py" --bench "$rdf/bench_rdf" \
+        --python "$rdfvenv/bin/python" --rounds 1 --smoke --output "$tmp/rdf_compare.json"
+else
+    rm -rf "$rdfvenv"
+    skip "compare.py (RDF app)" "no venv with pyoxigraph (python3-venv missing or PyPI unreachable)"
+fi
+
 echo "bench smoke: $passed passed, $failed failed, $skipped skipped"
 ((failed == 0))
