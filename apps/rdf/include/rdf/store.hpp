@@ -19,6 +19,9 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <memory>
 #include <type_traits>
 #include <numeric>
@@ -217,6 +220,10 @@ struct load_options {
     /// Called as the text is parsed: (bytes parsed, bytes in all).
     std::function<void(std::uint64_t, std::uint64_t)> progress;
     std::size_t chunk_bytes = std::size_t(4) << 20;
+    /// Threads parsing chunks at once (0: one per CPU). Loading comes before
+    /// any core runs, and its chunks are independent: a fork-join of plain
+    /// threads, each with its own dictionary, merged after.
+    unsigned threads = 0;
 };
 
 struct load_report {
@@ -250,14 +257,51 @@ public:
 
     /// As load_file, from text in memory (`name` is used in messages).
     load_report load_text(std::string& text, const std::string& name, const load_options& o = {}) {
-        ntriples_parser parser(name, blank_prefix());
         const auto chunks = split_lines(text, std::max<std::size_t>(o.chunk_bytes, 1));
-        for (const text_chunk& c : chunks) {
-            parser.parse(text, c);
-            if (o.progress) o.progress(c.end, text.size());
+        const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+        const std::size_t n = std::max<std::size_t>(1, std::min<std::size_t>(o.threads ? o.threads : hw, chunks.size()));
+        std::vector<ntriples_parser> parsers;
+        for (std::size_t t = 0; t < n; ++t) parsers.emplace_back(name, blank_prefix());
+        std::vector<std::optional<load_error>> errors(n);
+        std::mutex progress_lock;
+        std::uint64_t parsed = 0;
+        // Parser t takes chunks t, t + n, ...: equal shares without a queue.
+        auto work = [&](std::size_t t) {
+            for (std::size_t c = t; c < chunks.size(); c += n) {
+                try {
+                    parsers[t].parse(text, chunks[c]);
+                } catch (const load_error& e) {
+                    errors[t] = e;
+                    return;
+                }
+                if (o.progress) {
+                    std::lock_guard lock(progress_lock);
+                    parsed += chunks[c].end - chunks[c].begin;
+                    o.progress(parsed, text.size());
+                }
+            }
+        };
+        {
+            std::vector<std::jthread> helpers;
+            for (std::size_t t = 1; t < n; ++t) helpers.emplace_back(work, t);
+            work(0);
         }
-        load_report r{parser.triples().size(), 0, text.size()};
-        r.added = add(parser.dictionary(), std::move(parser.triples()));
+        // The error to report is the first in the file.
+        const load_error* first = nullptr;
+        for (const auto& e : errors)
+            if (e && (!first || e->line < first->line)) first = &*e;
+        if (first) throw *first;
+        load_report r{0, 0, text.size()};
+        for (std::size_t t = 1; t < n; ++t) { // into parser 0's ids
+            dictionary_builder& d0 = parsers[0].dictionary();
+            const dictionary_builder& dt = parsers[t].dictionary();
+            std::vector<term_id> to0(dt.size());
+            for (term_id i = 0; i < dt.size(); ++i) to0[i] = d0.intern(dt.key(i));
+            auto& into = parsers[0].triples();
+            for (const triple& x : parsers[t].triples()) into.push_back({to0[x.s], to0[x.p], to0[x.o]});
+        }
+        r.statements = parsers[0].triples().size();
+        r.added = add(parsers[0].dictionary(), std::move(parsers[0].triples()));
         ++loads_;
         return r;
     }
@@ -267,7 +311,7 @@ public:
         std::vector<term_id> to_global(local.size());
         const bool fresh = dict_.size() == 0;
         for (term_id i = 0; i < local.size(); ++i) to_global[i] = fresh ? i : dict_.intern(local.key(i));
-        if (fresh) dict_ = local;
+        if (fresh) dict_ = local; // ids kept
         else
             for (triple& t : triples) t = {to_global[t.s], to_global[t.p], to_global[t.o]};
         return add_encoded(std::move(triples));
