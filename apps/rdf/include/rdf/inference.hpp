@@ -229,9 +229,17 @@ inline std::vector<triple> infer_round(const store_view& v, std::uint32_t part =
         for (term_id u : sc.up_classes(c))
             if (std::find(types.begin(), types.end(), u) == types.end()) types.push_back(u);
     };
+    term_id x = 0;
+    // x's own types are collected (cls-int1 needs all of them); another
+    // subject's are emitted with their superclasses.
+    auto give_type = [&](term_id subject, term_id c) {
+        if (subject == x) add_type(c);
+        else
+            for (term_id u : sc.up_classes(c)) emit(subject, type, u);
+    };
     const std::size_t subjects = spo.offsets.empty() ? 0 : spo.offsets.size() - 1;
     for (std::size_t xs = part; xs < subjects; xs += parts) {
-        const term_id x = term_id(xs);
+        x = term_id(xs);
         const index_range all = spo.of(x);
         if (all.empty() || is_literal(x)) continue;
         types.clear();
@@ -246,12 +254,12 @@ inline std::vector<triple> infer_round(const store_view& v, std::uint32_t part =
                 if (is_literal(s)) continue;
                 if (q != p || inverted) emit(s, q, o);
                 if (const auto* d = sc.domain(q))
-                    for (term_id c : *d) s == x ? add_type(c) : [&] { for (term_id u : sc.up_classes(c)) emit(s, type, u); }();
+                    for (term_id c : *d) give_type(s, c);
                 if (const auto* r = sc.range(q); r && !is_literal(o))
-                    for (term_id c : *r) o == x ? add_type(c) : [&] { for (term_id u : sc.up_classes(c)) emit(o, type, u); }();
+                    for (term_id c : *r) give_type(o, c);
                 if (const auto* rs = sc.restrictions(q))
-                    for (const auto& [node, filler] : *rs)
-                        if (has(o, type, filler)) s == x ? add_type(node) : [&] { for (term_id u : sc.up_classes(node)) emit(s, type, u); }();
+                    for (const auto& restriction : *rs)
+                        if (has(o, type, restriction.filler)) give_type(s, restriction.node);
                 if (!inverted && sc.transitive(q)) { // prp-trp, all the way along q from y
                     reach.assign(1, y);
                     todo.assign(1, y);

@@ -134,7 +134,8 @@ namespace detail {
 /// build() chains the orders so one sort feeds all four).
 template <class Parts, class Source>
 void scatter(Parts& parts, order o, std::size_t n, term_id max_first, Source&& source) {
-    const auto [a, b, c] = order_positions[std::size_t(o)];
+    const auto& pos = order_positions[std::size_t(o)];
+    const int a = pos[0], b = pos[1], c = pos[2]; // not a structured binding: the lambdas below capture them
     auto& off = parts.offsets[std::size_t(o)];
     auto& sec = parts.second[std::size_t(o)];
     auto& thi = parts.third[std::size_t(o)];
@@ -155,7 +156,8 @@ void scatter(Parts& parts, order o, std::size_t n, term_id max_first, Source&& s
 template <class Parts>
 auto enumerate(const Parts& parts, order o) {
     return [&parts, o](auto&& visit) {
-        const auto [a, b, c] = order_positions[std::size_t(o)];
+        const auto& pos = order_positions[std::size_t(o)];
+        const int a = pos[0], b = pos[1], c = pos[2];
         const auto& off = parts.offsets[std::size_t(o)];
         const auto& sec = parts.second[std::size_t(o)];
         const auto& thi = parts.third[std::size_t(o)];
