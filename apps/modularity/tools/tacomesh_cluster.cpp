@@ -94,7 +94,7 @@ cli parse(int argc, char** argv) {
                 std::exit(0);
             } else if (a == "--algorithm") c.run.algo = modularity::parse_algorithm(value());
             else if (a == "--cores") c.run.cores = taco::core_id(std::min<std::uint64_t>(number(a, value()), 1u << 20));
-            else if (a == "--platform") c.run.platform = modularity::parse_platform(value());
+            else if (a == "--platform") c.run.platform = modularity::parse_execution_mode(value());
             else if (a == "--controller") c.run.controller = modularity::parse_controller(value());
             else if (a == "--maps") c.run.maps = modularity::parse_maps(value());
             else if (a == "--max-steps") c.run.max_steps = number(a, value());

@@ -117,7 +117,7 @@ options parse(int argc, char** argv) {
                 const auto n = number(a, value());
                 if (n < 1 || n > 1024) usage_error("--cores " + std::to_string(n) + ": from 1 to 1024");
                 o.cores = taco::core_id(n);
-            } else if (a == "--platform") o.platform = rdf::parse_platform(value());
+            } else if (a == "--platform") o.platform = rdf::parse_execution_mode(value());
             else if (a == "--model") {
                 const std::string m = value();
                 if (m == "single") o.mdl = model::single;

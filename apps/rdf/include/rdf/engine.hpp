@@ -18,12 +18,8 @@ namespace rdf {
 
 using tacomesh::posix::execution_mode;
 
-inline const char* name(execution_mode m) { return m == execution_mode::processes ? "processes" : "threads"; }
-inline execution_mode parse_platform(std::string_view s) {
-    if (s == "threads") return execution_mode::threads;
-    if (s == "processes") return execution_mode::processes;
-    throw std::invalid_argument("unknown platform '" + std::string(s) + "' (threads, processes)");
-}
+using tacomesh::posix::name;
+using tacomesh::posix::parse_execution_mode;
 
 struct engine_options {
     taco::core_id cores = 2;

@@ -14,6 +14,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -39,6 +40,14 @@ enum class execution_mode {
     threads,   ///< one process, a pinned thread per core, coherent memory
     processes, ///< a forked process per core, private memory, emulated caches
 };
+
+inline const char* name(execution_mode m) { return m == execution_mode::processes ? "processes" : "threads"; }
+/// "threads" or "processes" (as command lines spell them).
+inline execution_mode parse_execution_mode(std::string_view s) {
+    if (s == "threads") return execution_mode::threads;
+    if (s == "processes") return execution_mode::processes;
+    throw std::invalid_argument("unknown platform '" + std::string(s) + "' (threads, processes)");
+}
 
 /// A core process died (signal or non-zero exit) during a run. The launcher
 /// stops the run and throws this from taco::run instead of hanging.
