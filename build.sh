@@ -64,8 +64,9 @@ case "$cmd" in
     echo "== tacomesh-rdf: LUBM(1) raw data + the univ-bench ontology, closed by inference on 2 cores,"
     echo "   then LUBM query 9 (students taking a course of their advisor) split over 2 core processes"
     ./build/apps/rdf/tacomesh-rdf query --data "$lubm/lubm1-raw.nt.gz" --infer "$lubm/univ-bench.owl" \
-      --cores 2 --platform processes --explain "$lubm/queries/q09.rq" | head -6
-    echo "   ..."
+      --cores 2 --platform processes --explain "$lubm/queries/q09.rq" > build/q09.tsv
+    head -5 build/q09.tsv
+    echo "   ... $(($(wc -l < build/q09.tsv) - 1)) rows in build/q09.tsv"
     echo
     echo "== tacomesh-rdf bench: the 14 LUBM queries, one core, data-parallel and task-parallel (2 cores)"
     ./build/apps/rdf/tacomesh-rdf bench --data "$lubm/lubm1-inferred.nt.gz" --cores 2 "$lubm"/queries/q*.rq ;;

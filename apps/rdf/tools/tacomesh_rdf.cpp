@@ -231,10 +231,13 @@ int run_query_command(const options& o) {
     const taco::core_id cores = o.cores.value_or(1);
     const model m = o.mdl.value_or(cores > 1 ? model::data : model::single);
     rdf::query_answer a;
-    const auto t0 = std::chrono::steady_clock::now();
+    auto t0 = std::chrono::steady_clock::now();
     if (m == model::single) a = rdf::run_query(text, l.store.view());
     else
-        rdf::with_cluster(l.store, {cores, o.platform}, [&](rdf::rdf_cluster& c) { a = c.run_split(text).answer; });
+        rdf::with_cluster(l.store, {cores, o.platform}, [&](rdf::rdf_cluster& c) {
+            t0 = std::chrono::steady_clock::now(); // the cores are up; the METIS partition is part of the first query
+            a = c.run_split(text).answer;
+        });
     const double seconds = since(t0);
     if (o.explain) explain(a, text, l.store.view());
     if (o.count) {
@@ -245,7 +248,7 @@ int run_query_command(const options& o) {
         else rdf::append_tsv(out, a.rows, a.names, l.store.view().dict);
         std::fwrite(out.data(), 1, out.size(), stdout);
     }
-    if (!o.quiet) std::fprintf(stderr, "%zu rows in %.3f ms (%s)\n", a.rows.rows(), seconds * 1e3, m == model::single ? "one core" : "data-parallel");
+    if (!o.quiet) std::fprintf(stderr, "%zu rows in %.3f ms (%s)\n", a.rows.rows(), seconds * 1e3, m == model::single ? "one core" : "data-parallel, with partitioning the store");
     return 0;
 }
 
