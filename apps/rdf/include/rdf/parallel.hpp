@@ -369,12 +369,7 @@ private:
     }
 
     void ensure_partition() {
-        {
-            const auto shared = mesh::read(store_);
-            if (shared->parts != 0 || cores_ == 1) {
-                if (shared->parts != 0) return;
-            }
-        }
+        if (mesh::read(store_)->parts != 0) return; // made for an earlier query
         const std::uint32_t parts = cores_ == 1 ? 1 : 8 * cores_;
         std::vector<std::uint16_t> part_of;
         {
