@@ -112,7 +112,7 @@ public:
     }
 
     /// Task-parallel: start asking `pool` for queries.
-    void start(taco::global_ptr<rdf_worker> self, taco::global_ptr<query_pool> pool);
+    void start(taco::global_ptr<rdf_worker> self, taco::global_ptr<query_pool> pool, std::uint32_t in_hand);
     /// A query from the pool (-1: none left).
     void take(std::int64_t query);
 
@@ -124,7 +124,6 @@ private:
     taco::global_ptr<rdf_worker> self_;
     taco::global_ptr<query_pool> pool_;
     std::string text_;
-    static constexpr unsigned in_hand = 3;
     unsigned outstanding_ = 0;
     std::optional<decltype(mesh::read(std::declval<const mesh::sharing_ptr<job_board>&>()))> board_;
     std::optional<decltype(mesh::read(std::declval<const mesh::sharing_ptr<shared_store>&>()))> store_reader_;
@@ -168,7 +167,7 @@ private:
     std::optional<std::uint32_t> failed_;
 };
 
-inline void rdf_worker::start(taco::global_ptr<rdf_worker> self, taco::global_ptr<query_pool> pool) {
+inline void rdf_worker::start(taco::global_ptr<rdf_worker> self, taco::global_ptr<query_pool> pool, std::uint32_t in_hand) {
     self_ = self;
     pool_ = pool;
     // Read access for the whole workload, acquired once: nobody writes the
@@ -190,8 +189,8 @@ inline void rdf_worker::take(std::int64_t query) {
         return;
     }
     // Ask for the next one first: the pool answers while this one runs.
-    // (Core 0 answers between its own queries, so a worker keeps a few in
-    // hand to outlast core 0's longest query.)
+    // (Core 0 answers between its own queries, so a worker keeps several in
+    // hand to outlast core 0's longest query: see run_workload.)
     taco::async(pool_, taco::m2f(&query_pool::next, rank_), taco::then(self_, &rdf_worker::take));
     std::uint64_t rows = 0;
     try {
@@ -254,7 +253,13 @@ public:
         query_pool pool(std::uint32_t(queries.size()), queries.size() * repeat, cores_);
         const auto pool_ptr = taco::to_global(&pool);
         const auto t0 = std::chrono::steady_clock::now();
-        for (std::size_t i = 1; i < workers_.size(); ++i) taco::async(workers_[i], &rdf_worker::start, workers_[i], pool_ptr);
+        // Queries a worker keeps in hand: enough to outlast core 0's longest
+        // query between two of its answers (on LUBM: 3 in hand gave 1.67x on
+        // 2 cores, 6 gave 1.8x, 12 gave 1.9x), few enough that the pool's
+        // last queries still spread (an eighth of each worker's share).
+        const auto in_hand = std::uint32_t(std::clamp<std::uint64_t>(queries.size() * repeat / (8 * cores_), 1, 12));
+        for (std::size_t i = 1; i < workers_.size(); ++i)
+            taco::async(workers_[i], &rdf_worker::start, workers_[i], pool_ptr, in_hand);
         // Core 0's worker is this loop: a query from the pool, then a round
         // of the runtime, in which the other workers' requests are answered.
         // (As self-sent invocations, core 0's queries would share its rings'
