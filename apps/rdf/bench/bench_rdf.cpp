@@ -29,23 +29,13 @@ namespace {
 const bool smoke = std::getenv("BENCH_SMOKE") != nullptr;
 const std::string data = RDF_DATA;
 
-std::string slurp(const std::string& path) {
-    std::string text;
-    if (FILE* f = std::fopen(path.c_str(), "rb")) {
-        char buf[4096];
-        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
-        std::fclose(f);
-    }
-    return text;
-}
-
 const std::vector<std::string>& queries() {
     static const std::vector<std::string> q = [] {
         std::vector<std::string> out;
         for (int i = 1; i <= 14; ++i) {
             char name[32];
             std::snprintf(name, sizeof name, "/queries/q%02d.rq", i);
-            out.push_back(slurp(data + name));
+            out.push_back(rdf::read_text_file(data + name));
         }
         return out;
     }();
@@ -85,10 +75,7 @@ void query(benchmark::State& state, int q) {
     std::string out;
     std::size_t rows = 0;
     for (auto _ : state) {
-        const rdf::query_answer a = rdf::run_query(queries()[std::size_t(q)], v);
-        out.clear();
-        rdf::append_tsv(out, a.rows, a.names, v.dict);
-        rows = a.rows.rows();
+        rows = rdf::answer_as_tsv(queries()[std::size_t(q)], v, out);
         benchmark::DoNotOptimize(out.data());
     }
     state.counters["rows"] = double(rows);

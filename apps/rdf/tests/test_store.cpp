@@ -147,3 +147,24 @@ TEST_CASE("Store files round-trip, and a damaged one is refused", "[store]") {
     std::remove(broken.c_str());
     std::remove(path.c_str());
 }
+
+TEST_CASE("Parsing on several threads gives the triples one thread gives", "[store]") {
+    std::string text = rdf::read_text_file(rdf_test::data_dir + "/lubm1-raw.nt.gz");
+    auto decoded = [&](unsigned threads) {
+        rdf::load_options o = rdf::load_options::chunked(64 << 10); // ~470 chunks over 3 threads' dictionaries
+        o.threads = threads;
+        rdf::store s;
+        std::string copy = text;
+        s.load_text(copy, "lubm1-raw", o);
+        std::vector<std::string> out;
+        const rdf::store_view v = s.view();
+        rdf::detail::enumerate(s.index(), rdf::order::spo)([&](const std::array<rdf::term_id, 3>& t) {
+            out.push_back(std::string(v.dict.key(t[0])) + ' ' + std::string(v.dict.key(t[1])) + ' ' + std::string(v.dict.key(t[2])));
+        });
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    const auto one = decoded(1), three = decoded(3);
+    CHECK(one.size() == 100543);
+    CHECK(three == one);
+}

@@ -100,10 +100,9 @@ void for_each_match(const store_view& v, order o, const std::array<term_id, 3>& 
             }
         return;
     }
-    index_range r = perm.of(c[pos[0]]);
-    if (k >= 2) r = perm.of(r, c[pos[1]]);
+    const index_range r = prefix_range(v, o, c, k);
     if (k == 3) {
-        if (std::binary_search(perm.third.begin() + r.begin, perm.third.begin() + r.end, c[pos[2]])) visit(t);
+        if (!r.empty()) visit(t);
         return;
     }
     for (std::uint32_t i = r.begin; i < r.end; ++i) {

@@ -194,11 +194,7 @@ inline void rdf_worker::take(std::int64_t query) {
     taco::async(pool_, taco::m2f(&query_pool::next, rank_), taco::then(self_, &rdf_worker::take));
     std::uint64_t rows = 0;
     try {
-        const store_view v = (*store_reader_)->view();
-        const query_answer a = run_query((*board_)->query(std::size_t(query)), v);
-        text_.clear(); // results are materialised, as a user's would be (into a kept buffer, as core 0's)
-        append_tsv_rows(text_, a.rows, v.dict);
-        rows = a.rows.rows();
+        rows = answer_as_tsv((*board_)->query(std::size_t(query)), (*store_reader_)->view(), text_);
     } catch (const std::exception&) {
         taco::async(pool_, &query_pool::failed, rank_, std::uint32_t(query));
         return;
@@ -272,10 +268,7 @@ public:
             for (std::int64_t q; master_works && (q = pool.next(0)) >= 0;) {
                 taco::poll();
                 try {
-                    const query_answer a = run_query(board->query(std::size_t(q)), v);
-                    out.clear();
-                    append_tsv_rows(out, a.rows, v.dict); // results are materialised, as a user's would be
-                    pool.done(0, std::uint32_t(q), a.rows.rows());
+                    pool.done(0, std::uint32_t(q), answer_as_tsv(board->query(std::size_t(q)), v, out));
                 } catch (const std::exception&) {
                     pool.failed(0, std::uint32_t(q));
                 }

@@ -119,24 +119,21 @@ inline std::optional<order> order_for(unsigned bound, int then) {
     return std::nullopt;
 }
 
-/// The matches of a pattern with the given constants (no_term: unbound),
-/// one index range; order and range returned.
-inline std::pair<order, index_range> lookup(const store_view& v, const std::array<term_id, 3>& c, int then = -1) {
-    unsigned bound = 0;
-    for (int i = 0; i < 3; ++i) bound |= unsigned(c[i] != no_term) << i;
-    const order o = *order_for(bound, then);
+/// The positions in order o's columns of the triples whose first k
+/// components (in o's order) are c's values at those positions.
+inline index_range prefix_range(const store_view& v, order o, const std::array<term_id, 3>& c, unsigned k) {
     const auto& pos = order_positions[std::size_t(o)];
     const permutation_view& perm = v[o];
-    const unsigned k = unsigned(std::popcount(bound));
-    if (k == 0) return {o, {0, std::uint32_t(perm.second.size())}};
+    if (k == 0) return {0, std::uint32_t(perm.second.size())};
     index_range r = perm.of(c[pos[0]]);
     if (k >= 2) r = perm.of(r, c[pos[1]]);
     if (k == 3) {
         const auto first = perm.third.begin() + r.begin, last = perm.third.begin() + r.end;
         const auto lo = std::lower_bound(first, last, c[pos[2]]);
-        r = {std::uint32_t(lo - perm.third.begin()), std::uint32_t(lo - perm.third.begin()) + (lo != last && *lo == c[pos[2]])};
+        const auto at = std::uint32_t(lo - perm.third.begin());
+        r = {at, at + std::uint32_t(lo != last && *lo == c[pos[2]])};
     }
-    return {o, r};
+    return r;
 }
 
 struct pattern_estimate {
@@ -148,7 +145,9 @@ inline pattern_estimate estimate(const store_view& v, const encoded_pattern& p) 
     std::array<term_id, 3> c;
     for (int i = 0; i < 3; ++i) c[i] = p.at[i].is_var() ? no_term : p.at[i].id;
     pattern_estimate e;
-    e.rows = lookup(v, c).second.size();
+    unsigned bound = 0;
+    for (int i = 0; i < 3; ++i) bound |= unsigned(c[i] != no_term) << i;
+    e.rows = prefix_range(v, *order_for(bound, -1), c, unsigned(std::popcount(bound))).size();
     const unsigned vars = unsigned(p.at[0].is_var()) + p.at[1].is_var() + p.at[2].is_var();
     for (int i = 0; i < 3; ++i) e.distinct[i] = e.rows;
     if (vars >= 2 && !p.at[1].is_var()) {

@@ -8,6 +8,7 @@
 
 #include <rdf/execute.hpp>
 #include <rdf/plan.hpp>
+#include <rdf/results.hpp>
 #include <rdf/sparql_parser.hpp>
 #include <rdf/store.hpp>
 
@@ -43,5 +44,15 @@ inline query_answer answer(const prepared_query& p, const store_view& v, const r
 }
 
 inline query_answer run_query(std::string_view text, const store_view& v) { return answer(prepare(text, v), v); }
+
+/// Answer `text` with every term materialised as TSV into `out` (cleared
+/// first, its capacity kept: a worker's or a benchmark's buffer), as a user
+/// would have it; returns the rows. What the bench and the task pool time.
+inline std::size_t answer_as_tsv(std::string_view text, const store_view& v, std::string& out) {
+    const query_answer a = run_query(text, v);
+    out.clear();
+    append_tsv(out, a.rows, a.names, v.dict);
+    return a.rows.rows();
+}
 
 } // namespace rdf
