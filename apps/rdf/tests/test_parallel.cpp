@@ -4,11 +4,16 @@
 // single-core closure.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <string>
 #include <thread>
 
 #include <rdf/engine.hpp>
 #include <rdf/inference.hpp>
+#include <rdf/lubm_scale.hpp>
+#include <rdf/ntriples.hpp>
 #include <rdf/query_engine.hpp>
+#include <rdf/results.hpp>
 
 #include "test_support.hpp"
 
@@ -23,23 +28,44 @@ rdf::store& lubm_inferred() {
     return s;
 }
 
+std::vector<std::string> sorted_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t end = text.find('\n', at);
+        lines.push_back(text.substr(at, end - at));
+        at = end == std::string::npos ? text.size() : end + 1;
+    }
+    std::sort(lines.begin(), lines.end());
+    return lines;
+}
+
 } // namespace
 
 TEST_CASE("Data-parallel: every LUBM query gives exactly the single-core rows", "[parallel]") {
     const auto queries = rdf_test::lubm_queries();
     rdf::store& s = lubm_inferred();
     std::vector<std::vector<std::vector<rdf::term_id>>> single;
-    for (const auto& q : queries) single.push_back(rdf_test::sorted_rows(rdf::run_query(q, s.view()).rows));
+    std::vector<std::vector<std::string>> single_tsv;
+    for (const auto& q : queries) {
+        const rdf::query_answer a = rdf::run_query(q, s.view());
+        single.push_back(rdf_test::sorted_rows(a.rows));
+        std::string tsv;
+        rdf::append_tsv_rows(tsv, a.rows, s.view().dict);
+        single_tsv.push_back(sorted_lines(tsv));
+    }
     // 3 cores on 2 CPUs too: the split must not assume two.
     for (const taco::core_id cores : {taco::core_id(2), taco::core_id(3)})
         for (const auto mode : {rdf::execution_mode::threads, rdf::execution_mode::processes}) {
             INFO(cores << " cores, " << rdf::name(mode));
             rdf::with_cluster(s, {cores, mode}, [&](rdf::rdf_cluster& c) {
+                c.min_split_rows(0); // even the small ones: the split must be right on every query
                 std::size_t split_across = 0;
                 for (std::size_t i = 0; i < queries.size(); ++i) {
                     INFO("Q" << i + 1);
-                    const rdf::parallel_answer a = c.run_split(queries[i]);
+                    std::string tsv;
+                    const rdf::parallel_answer a = c.run_split(queries[i], [&](std::string_view part) { tsv += part; });
                     CHECK(rdf_test::sorted_rows(a.answer.rows) == single[i]);
+                    CHECK(sorted_lines(tsv) == single_tsv[i]); // decoded by the workers
                     CHECK(a.answer.rows.rows() == rdf_test::lubm_counts[i]);
                     std::size_t busy = 0;
                     for (auto n : a.rows_per_core) busy += n > 0;
@@ -58,9 +84,56 @@ TEST_CASE("Data-parallel: DISTINCT and LIMIT apply to the gathered rows", "[para
                                 "SELECT ?x WHERE { ?x a ub:Student } LIMIT 10";
     const std::size_t departments = rdf::run_query(distinct, s.view()).rows.rows();
     REQUIRE(departments > 1);
+    std::string one_tsv;
+    rdf::append_tsv_rows(one_tsv, rdf::run_query(distinct, s.view()).rows, s.view().dict);
     rdf::with_cluster(s, {2, rdf::execution_mode::threads}, [&](rdf::rdf_cluster& c) {
-        CHECK(c.run_split(distinct).answer.rows.rows() == departments);
+        std::string tsv; // decoded by the master, after DISTINCT
+        CHECK(c.run_split(distinct, [&](std::string_view part) { tsv += part; }).answer.rows.rows() == departments);
+        CHECK(sorted_lines(tsv) == sorted_lines(one_tsv));
         CHECK(c.run_split(limited).answer.rows.rows() == 10);
+    });
+}
+
+TEST_CASE("Data-parallel: a pattern without variables is answered by one core, not by each", "[parallel]") {
+    rdf::store& s = lubm_inferred();
+    const std::string ground = "PREFIX ub: <http://swat.cse.lehigh.edu/onto/univ-bench.owl#>\n"
+                               "SELECT * WHERE { <http://www.University0.edu> a ub:University }";
+    const std::string joined = "PREFIX ub: <http://swat.cse.lehigh.edu/onto/univ-bench.owl#>\n"
+                               "SELECT ?d WHERE { <http://www.University0.edu> a ub:University . "
+                               "?d ub:subOrganizationOf <http://www.University0.edu> }";
+    REQUIRE(rdf::run_query(ground, s.view()).rows.rows() == 1);
+    const std::size_t departments = rdf::run_query(joined, s.view()).rows.rows();
+    REQUIRE(departments > 1);
+    rdf::with_cluster(s, {3, rdf::execution_mode::threads}, [&](rdf::rdf_cluster& c) {
+        CHECK(c.run_split(ground).answer.rows.rows() == 1);
+        CHECK(c.run_split(joined).answer.rows.rows() == departments);
+    });
+}
+
+TEST_CASE("Data-parallel: a query too small to share out is answered by core 0 alone", "[parallel]") {
+    const auto queries = rdf_test::lubm_queries();
+    rdf::with_cluster(lubm_inferred(), {2, rdf::execution_mode::threads}, [&](rdf::rdf_cluster& c) {
+        REQUIRE(c.min_split_rows() > 0);
+        std::string tsv;
+        const rdf::parallel_answer q1 = c.run_split(queries[0], [&](std::string_view part) { tsv += part; });
+        CHECK(q1.rows_per_core == std::vector<std::uint64_t>{4, 0}); // four rows, estimated as few
+        CHECK(std::count(tsv.begin(), tsv.end(), '\n') == 4);
+        const rdf::parallel_answer q14 = c.run_split(queries[13]); // 5916 undergraduates
+        CHECK(q14.rows_per_core[0] > 0);
+        CHECK(q14.rows_per_core[1] > 0);
+    });
+}
+
+TEST_CASE("Data-parallel on LUBM(5): the class-wide queries grow five-fold, on processes", "[parallel][scale]") {
+    rdf::store s5;
+    std::string five = rdf::lubm_copies(rdf::read_text_file(rdf_test::data_dir + "/lubm1-inferred.nt.gz"), 5);
+    s5.load_text(five, "lubm5");
+    const auto queries = rdf_test::lubm_queries();
+    rdf::with_cluster(s5, {2, rdf::execution_mode::processes}, [&](rdf::rdf_cluster& c) {
+        for (std::size_t i : {5, 8, 13}) {
+            INFO("Q" << i + 1);
+            CHECK(c.run_split(queries[i]).answer.rows.rows() == 5 * rdf_test::lubm_counts[i]);
+        }
     });
 }
 

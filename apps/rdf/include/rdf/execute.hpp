@@ -14,15 +14,16 @@
 // Variables a pattern shares with the rows beyond the join key, and a
 // variable repeated inside one pattern, are checked per candidate.
 //
-// The data-parallel model (data_parallel.hpp) keeps only its bucket of the
+// The data-parallel model (parallel.hpp) keeps only its bucket of the
 // first step's rows (execute()'s `keep`); the rest is the same code.
 #include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstdint>
-#include <functional>
 #include <numeric>
 #include <optional>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include <rdf/plan.hpp>
@@ -82,13 +83,17 @@ inline pattern_roles roles(const encoded_pattern& p, const table& t) {
     return r;
 }
 
+/// The positions set in `fixed`, three bits added by hand: without
+/// -mpopcnt, std::popcount is a library call, and a bind join asks once per row.
+constexpr unsigned bound_count(unsigned fixed) noexcept { return (fixed & 1u) + (fixed >> 1 & 1u) + (fixed >> 2 & 1u); }
+
 /// Visit the matches of a pattern whose positions `fixed` (bits) have the
 /// values c, read in order o: visit(full triple as s, p, o).
 template <class Visit>
 void for_each_match(const store_view& v, order o, const std::array<term_id, 3>& c, unsigned fixed, Visit&& visit) {
     const auto& pos = order_positions[std::size_t(o)];
     const permutation_view& perm = v[o];
-    const unsigned k = unsigned(std::popcount(fixed));
+    const unsigned k = bound_count(fixed);
     std::array<term_id, 3> t = c;
     if (k == 0) {
         for (std::size_t a = 0; a + 1 < perm.offsets.size(); ++a)
@@ -112,6 +117,66 @@ void for_each_match(const store_view& v, order o, const std::array<term_id, 3>& 
     }
 }
 
+/// A data-parallel share that knows its regions as runs of ids
+/// (parallel.hpp's region_filter): keep(t), and runs(), the sorted ids at
+/// which the answer of keep may change.
+template <class K>
+concept run_filter = requires(const K& k, term_id t) {
+    { k(t) } -> std::convertible_to<bool>;
+    { k.runs() } -> std::convertible_to<std::span<const term_id>>;
+};
+
+/// The first position in [at, end) of sorted `col` whose value is not below
+/// `x`: galloping from `at`, since the next run is usually close.
+inline std::uint32_t gallop(std::span<const term_id> col, std::uint32_t at, std::uint32_t end, term_id x) {
+    std::uint32_t step = 1, lo = at;
+    while (at < end && col[at] < x) {
+        lo = at + 1;
+        at = std::min<std::uint32_t>(end, at + step);
+        step *= 2;
+    }
+    return std::uint32_t(std::lower_bound(col.begin() + lo, col.begin() + at, x) - col.begin());
+}
+
+/// for_each_match on the matches whose value at position `key` `keep`
+/// keeps. Where the range is sorted on `key` (the first position o reads
+/// after the constants) and keep knows its runs, the other shares' runs are
+/// stepped over by galloping instead of read, one by one: a core reads its
+/// share of a class's members, not all of them.
+template <class Keep, class Visit>
+void for_each_kept_match(const store_view& v, order o, const std::array<term_id, 3>& c, unsigned fixed, int key,
+                         const Keep& keep, Visit&& visit) {
+    const auto& pos = order_positions[std::size_t(o)];
+    const unsigned k = bound_count(fixed);
+    if constexpr (run_filter<Keep>) {
+        if ((k == 1 || k == 2) && pos[k] == key) {
+            const permutation_view& perm = v[o];
+            const index_range r = prefix_range(v, o, c, k);
+            const std::span<const term_id> col = k == 1 ? perm.second : perm.third;
+            const std::span<const term_id> runs = keep.runs();
+            std::array<term_id, 3> t = c;
+            std::uint32_t next = 0; // runs[next]: the first run start past col[i]
+            for (std::uint32_t i = r.begin; i < r.end;) {
+                next = gallop(runs, next, std::uint32_t(runs.size()), col[i] + 1);
+                const term_id end = next < runs.size() ? runs[next] : no_term;
+                if (!keep(col[i])) {
+                    i = gallop(col, i, r.end, end);
+                    continue;
+                }
+                for (; i < r.end && col[i] < end; ++i) {
+                    if (k == 1) t[pos[1]] = perm.second[i];
+                    t[pos[2]] = perm.third[i];
+                    visit(t);
+                }
+            }
+            return;
+        }
+    }
+    for_each_match(v, o, c, fixed, [&](const std::array<term_id, 3>& t) {
+        if (keep(t[key])) visit(t);
+    });
+}
+
 /// Append a row: `base` (the rows' row, may be empty) and the fresh values
 /// of triple t, if t agrees with the repeats and the joined columns.
 inline bool extend_row(table& out, std::span<const term_id> base, const pattern_roles& r,
@@ -126,8 +191,11 @@ inline bool extend_row(table& out, std::span<const term_id> base, const pattern_
         if (role.what == position_role::repeat && fresh[std::size_t(role.column) - width] != t[i]) return false;
         if (role.what == position_role::joined && base[std::size_t(role.column)] != t[i]) return false;
     }
-    out.cells.insert(out.cells.end(), base.begin(), base.end());
-    out.cells.insert(out.cells.end(), fresh.begin(), fresh.begin() + std::ptrdiff_t(r.fresh_vars.size()));
+    // push_back per cell: its fast path is inline, where vector::insert of
+    // a range and resize are out-of-line calls, per row (a third of a
+    // join's time).
+    for (const term_id x : base) out.cells.push_back(x);
+    for (std::size_t i = 0; i < r.fresh_vars.size(); ++i) out.cells.push_back(fresh[i]);
     ++out.count;
     return true;
 }
@@ -148,13 +216,28 @@ inline unsigned constant_bits(const pattern_roles& r, std::array<term_id, 3>& c)
     return bits;
 }
 
-inline table scan(const store_view& v, const encoded_pattern& p, order o) {
+/// Which position of a scanned pattern splits it: its first variable (the
+/// table's column 0), or the subject of a pattern without variables, so
+/// that even a ground pattern's one row goes to exactly one share.
+inline int split_position(const encoded_pattern& p) {
+    for (int i = 0; i < 3; ++i)
+        if (p.at[i].is_var()) return i;
+    return 0;
+}
+
+/// The pattern's matches; with `keep`, only those whose split_position
+/// value it keeps: a data-parallel worker's share, taken before any row is
+/// copied.
+template <class Keep = std::nullptr_t>
+table scan(const store_view& v, const encoded_pattern& p, order o, const Keep& keep = nullptr) {
     const table none;
     const pattern_roles r = roles(p, none);
     table out = next_table(none, r);
     std::array<term_id, 3> c;
     const unsigned bits = constant_bits(r, c);
-    for_each_match(v, o, c, bits, [&](const std::array<term_id, 3>& t) { extend_row(out, {}, r, t, 0); });
+    const auto add = [&](const std::array<term_id, 3>& t) { extend_row(out, {}, r, t, 0); };
+    if constexpr (std::is_same_v<Keep, std::nullptr_t>) for_each_match(v, o, c, bits, add);
+    else for_each_kept_match(v, o, c, bits, split_position(p), keep, add);
     return out;
 }
 
@@ -240,32 +323,23 @@ inline table hash_join(const store_view& v, const table& in, const encoded_patte
 
 } // namespace detail
 
-/// Which of the first step's rows to keep (the data-parallel split), by the
-/// value of the table's first column; empty: all.
-using row_filter = std::function<bool(term_id)>;
-
-/// Run the plan; the result has a column per variable bound by the patterns.
-inline table execute(const store_view& v, const encoded_query& q, const plan& pl, const row_filter& keep = {}) {
+/// Run the plan; the result has a column per variable bound by the
+/// patterns. `keep` (a predicate on term ids; nullptr: all) takes the
+/// data-parallel split of the first step's rows, by their value at the
+/// pattern's split_position: it runs once per match, so it is a template
+/// parameter, inlined, not a std::function.
+template <class Keep = std::nullptr_t>
+table execute(const store_view& v, const encoded_query& q, const plan& pl, const Keep& keep = nullptr) {
     table t;
     if (q.unsatisfiable || pl.steps.empty()) return t;
     for (std::size_t k = 0; k < pl.steps.size(); ++k) {
         const plan_step& st = pl.steps[k];
         const encoded_pattern& p = q.patterns[st.pattern];
         switch (st.kind) {
-        case join_kind::scan: t = detail::scan(v, p, st.index); break;
+        case join_kind::scan: t = detail::scan(v, p, st.index, keep); break;
         case join_kind::merge: t = detail::merge_join(v, t, p, st.index, st.merge_var); break;
         case join_kind::bind: t = detail::bind_join(v, t, p, st.index); break;
         case join_kind::hash: t = detail::hash_join(v, t, p, st.index); break;
-        }
-        if (k == 0 && keep && t.width() > 0) {
-            std::size_t w = 0;
-            for (std::size_t r = 0; r < t.rows(); ++r)
-                if (keep(t.cells[r * t.width()])) {
-                    std::copy_n(t.cells.begin() + std::ptrdiff_t(r * t.width()), t.width(), t.cells.begin() + std::ptrdiff_t(w * t.width()));
-                    ++w;
-                }
-            t.cells.resize(w * t.width());
-            t.count = w;
         }
         if (t.rows() == 0) { // nothing can join any more; the result keeps every variable's column
             for (std::size_t j = k + 1; j < pl.steps.size(); ++j)

@@ -12,26 +12,34 @@
 // works instead of the worker waiting for core 0 to finish a query of its own.
 //
 // Data-parallel (Algorithm 2, without its lost answers): the master plans
-// the query, counts its first pattern's matches per METIS region and deals
-// the regions out to the cores (partition.hpp); the query and the deal go
-// on the job board (a shared object), the call goes to every worker
+// the query for a split over the cores (make_plan's `ways`: lookups that
+// divide with the rows beat hash builds every core would repeat), weighs
+// each METIS region by the rows its first-pattern matches lead to
+// (split_weights) and deals the regions out to the cores (partition.hpp);
+// the plan and the deal go on the job board (a shared object: the workers
+// neither parse nor plan again), the call goes to every worker
 // (taco::gather, the paper's broadcast + gather); each worker runs the
 // whole plan on its regions' first matches against the whole shared index
-// and leaves its rows in its own shared output; the master concatenates
-// them and applies DISTINCT / LIMIT. Every first-pattern match is in
-// exactly one region, so the union is the single-core answer.
+// and leaves its rows, decoded to TSV if asked, in its own shared output;
+// the master takes them in core order and applies DISTINCT / LIMIT. Every
+// first-pattern match is in exactly one region, so the union is the
+// single-core answer.
 //
 // Inference: each round, every worker closes its partition of the
 // subjects (inference.hpp) and leaves the new triples in its output; the
 // master merges them into its store and publishes the store for the next round.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <numeric>
 #include <optional>
 #include <utility>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <taco/taco.hpp>
@@ -45,15 +53,37 @@
 namespace rdf {
 
 /// What the master posts for the workers: a workload's query texts, or one
-/// query and its region deal.
+/// planned query and its region deal.
 struct job_board : mesh::sharing_aware<job_board> {
+    // Task-parallel: query i is text[offsets[i], offsets[i + 1]).
     shared_vector<char> text;
-    shared_vector<std::uint64_t> offsets;       ///< query i is text[offsets[i], offsets[i + 1])
-    shared_vector<std::uint32_t> core_of_part;  ///< data-parallel: METIS region -> core
-    bool want_text = false;                     ///< data-parallel: workers also write their rows as TSV
+    shared_vector<std::uint64_t> offsets;
+    // Data-parallel: what the workers execute (the variable names and the
+    // solution modifiers stay with the master), and the deal.
+    shared_vector<encoded_pattern> patterns;
+    shared_vector<plan_step> steps;
+    shared_vector<var_id> projection;
+    bool unsatisfiable = false;
+    shared_vector<std::uint32_t> core_of_part; ///< METIS region -> core
+    bool want_text = false;                    ///< workers also write their rows as TSV
 
     std::string_view query(std::size_t i) const {
         return {text.begin() + offsets[i], std::size_t(offsets[i + 1] - offsets[i])};
+    }
+
+    void post(const prepared_query& p) {
+        patterns.assign(p.encoded.patterns.begin(), p.encoded.patterns.end());
+        steps.assign(p.chosen.steps.begin(), p.chosen.steps.end());
+        projection.assign(p.encoded.projection.begin(), p.encoded.projection.end());
+        unsatisfiable = p.encoded.unsatisfiable;
+    }
+    prepared_query posted() const {
+        prepared_query p;
+        p.encoded.patterns.assign(patterns.begin(), patterns.end());
+        p.chosen.steps.assign(steps.begin(), steps.end());
+        p.encoded.projection.assign(projection.begin(), projection.end());
+        p.encoded.unsatisfiable = unsatisfiable;
+        return p;
     }
 };
 
@@ -62,6 +92,26 @@ struct worker_output : mesh::sharing_aware<worker_output> {
     shared_vector<term_id> cells;
     shared_vector<char> text;
     shared_vector<triple> triples;
+};
+
+/// A worker's share of the first step's matches: the ids of its regions,
+/// known as runs (shared_store::part_runs) so that the scan can step over
+/// the others' (execute.hpp, run_filter).
+struct region_filter {
+    const std::uint16_t* part_of;
+    const char* mine; ///< per region: dealt to this core
+    std::span<const term_id> starts;
+
+    bool operator()(term_id t) const noexcept { return mine[part_of[t]] != 0; }
+    std::span<const term_id> runs() const noexcept { return starts; }
+};
+
+/// A worker's output text as append_tsv_rows writes it: straight into the
+/// shared vector, no private string to copy from.
+struct shared_text {
+    shared_vector<char>& to;
+    void append(const char* p, std::size_t n) { to.append(p, p + n); }
+    void push_back(char c) { to.push_back(c); }
 };
 
 class query_pool;
@@ -79,25 +129,25 @@ public:
 
     mesh::sharing_ptr<worker_output> output() const { return out_; }
 
-    /// Data-parallel: the posted query on this core's regions; returns its rows.
+    /// Data-parallel: the posted plan on this core's regions; returns its rows.
     std::uint64_t run_regions() {
         const auto board = mesh::read(jobs_);
         const auto shared = mesh::read(store_);
         const store_view v = shared->view();
-        const prepared_query p = prepare(board->query(0), v);
-        const auto& part_of = shared->part_of;
-        const auto& deal = board->core_of_part;
-        const std::uint32_t me = rank_;
-        const query_answer a = answer(p, v, [&](term_id t) { return deal[part_of[t]] == me; }, false);
+        const prepared_query p = board->posted();
+        // Asked once per first-step match: a region's byte beats the deal's word.
+        mine_.assign(board->core_of_part.size(), 0);
+        for (std::size_t part = 0; part < mine_.size(); ++part) mine_[part] = board->core_of_part[part] == rank_;
+        const region_filter keep{shared->part_of.data(), mine_.data(), shared->part_runs};
+        const table rows = project(execute(v, p.encoded, p.chosen, keep), p.encoded, false);
         auto w = mesh::write(out_);
-        w->cells.assign(a.rows.cells.begin(), a.rows.cells.end());
-        w->text.clear();
+        w->cells.assign(rows.cells.begin(), rows.cells.end());
+        w->text.clear(); // its capacity kept from query to query
         if (board->want_text) {
-            std::string tsv;
-            append_tsv_rows(tsv, a.rows, v.dict);
-            w->text.assign(tsv.begin(), tsv.end());
+            shared_text text{w->text};
+            append_tsv_rows(text, rows, v.dict);
         }
-        return a.rows.rows();
+        return rows.rows();
     }
 
     /// Inference: one round over this core's subjects; returns the triples found.
@@ -124,6 +174,7 @@ private:
     taco::global_ptr<rdf_worker> self_;
     taco::global_ptr<query_pool> pool_;
     std::string text_;
+    std::vector<char> mine_; ///< data-parallel: the regions dealt to this core
     unsigned outstanding_ = 0;
     std::optional<decltype(mesh::read(std::declval<const mesh::sharing_ptr<job_board>&>()))> board_;
     std::optional<decltype(mesh::read(std::declval<const mesh::sharing_ptr<shared_store>&>()))> store_reader_;
@@ -211,9 +262,11 @@ struct workload_result {
 
 struct parallel_answer {
     query_answer answer;
-    std::string tsv_rows; ///< filled when asked for and the query has no DISTINCT / LIMIT
     std::vector<std::uint64_t> rows_per_core;
 };
+
+/// Receives a data-parallel answer's rows as TSV (no header), piece by piece, in order.
+using tsv_sink = std::function<void(std::string_view)>;
 
 /// The master's side, on core 0: a worker per core, the shared store and board.
 class rdf_cluster {
@@ -293,45 +346,59 @@ public:
     }
 
     /// Data-parallel: one query split over the cores by METIS regions.
-    parallel_answer run_split(std::string_view text, bool want_text = false) {
-        ensure_partition();
+    /// With `tsv`, the rows are also decoded to TSV, by the workers (or, for
+    /// DISTINCT / LIMIT, which only the whole can apply, by the master), and
+    /// handed to it in place, from the workers' outputs. A query whose plan
+    /// estimates fewer rows in all than min_split_rows() is answered by core
+    /// 0 alone: its split would cost more than it shares.
+    parallel_answer run_split(std::string_view text, const tsv_sink& tsv = {}) {
         prepared_query p;
-        std::vector<std::uint32_t> deal;
         {
             const auto shared = mesh::read(store_);
             const store_view v = shared->view();
-            p = prepare(text, v);
-            std::vector<std::uint64_t> weight(shared->parts, 0);
-            for (term_id t : first_keys(v, p)) ++weight[shared->part_of[t]];
-            deal = assign_parts(weight, cores_);
+            p = prepare(text, v, cores_);
+            if (cores_ == 1 || estimated_work(p) < min_split_rows_) return run_here(p, v, tsv);
         }
-        const bool text_here = want_text && !p.encoded.distinct && !p.encoded.limit;
+        ensure_partition();
+        bool text_there = false;
         {
+            const auto shared = mesh::read(store_);
+            const store_view v = shared->view();
+            const auto deal = assign_parts(split_weights(v, p, shared->part_of, shared->parts), cores_);
+            text_there = tsv && !p.encoded.distinct && !p.encoded.limit;
             auto w = mesh::write(jobs_);
-            w->text.assign(text.begin(), text.end());
-            w->offsets = {0, std::uint64_t(text.size())};
+            w->post(p);
             w->core_of_part.assign(deal.begin(), deal.end());
-            w->want_text = text_here;
+            w->want_text = text_there;
         }
         parallel_answer r;
         r.rows_per_core.resize(cores_);
         taco::gather(group_, taco::m2f(&rdf_worker::run_regions), std::span<std::uint64_t>(r.rows_per_core)).get();
         r.answer.names = p.encoded.projection_names;
         r.answer.used = p.chosen;
-        r.answer.rows.vars = p.encoded.projection;
+        table& rows = r.answer.rows;
+        rows.vars = p.encoded.projection;
+        for (auto n : r.rows_per_core) rows.count += n;
+        rows.cells.reserve(rows.count * rows.width());
         for (auto& o : outputs_) {
             const auto out = mesh::read(o);
-            r.answer.rows.cells.insert(r.answer.rows.cells.end(), out->cells.begin(), out->cells.end());
-            if (text_here) r.tsv_rows.append(out->text.begin(), out->text.end());
+            rows.cells.insert(rows.cells.end(), out->cells.begin(), out->cells.end());
+            if (text_there) tsv({out->text.data(), out->text.size()});
         }
-        const std::size_t w = r.answer.rows.width();
-        r.answer.rows.count = 0;
-        for (auto n : r.rows_per_core) r.answer.rows.count += n;
-        if (w && r.answer.rows.cells.size() != r.answer.rows.count * w)
+        if (rows.width() && rows.cells.size() != rows.count * rows.width())
             throw std::logic_error("rdf: gathered rows do not match the workers' counts");
-        finish(r.answer.rows, p.encoded.distinct, p.encoded.limit);
+        finish(rows, p.encoded.distinct, p.encoded.limit);
+        if (tsv && !text_there) decode_here(tsv, rows, mesh::read(store_)->view().dict);
         return r;
     }
+
+    /// Below this many rows estimated over the plan's steps, run_split runs
+    /// the query on core 0 alone; 0 splits every query. A split's fixed
+    /// cost (post, broadcast, gather: some 15 us here) is about 1,500 rows
+    /// of joins, and halving the work pays it back from twice that: LUBM's
+    /// Q2 (2,200 estimated rows on LUBM(5), 20 us) ran slower split.
+    double min_split_rows() const noexcept { return min_split_rows_; }
+    void min_split_rows(double rows) noexcept { min_split_rows_ = rows; }
 
     /// Inference in parallel rounds; `s` (the master's store) grows and is published.
     inference_report infer(store& s) {
@@ -374,23 +441,146 @@ private:
             const auto shared = mesh::read(store_);
             part_of = partition_entities(shared->view(), parts);
         }
-        auto w = mesh::write(store_);
-        w->part_of.assign(part_of.begin(), part_of.end());
-        w->parts = parts;
+        std::vector<term_id> runs;
+        for (std::size_t t = 1; t < part_of.size(); ++t)
+            if (part_of[t] != part_of[t - 1]) runs.push_back(term_id(t));
+        {
+            auto w = mesh::write(store_);
+            w->part_of.assign(part_of.begin(), part_of.end());
+            w->part_runs.assign(runs.begin(), runs.end());
+            w->parts = parts;
+        }
+        count_regions(mesh::read(store_)->view(), part_of, parts);
     }
 
-    /// The first column of the plan's first step (what the regions split).
-    static std::vector<term_id> first_keys(const store_view& v, const prepared_query& p) {
-        std::vector<term_id> keys;
-        if (p.encoded.unsatisfiable || p.chosen.steps.empty()) return keys;
-        const plan_step& st = p.chosen.steps.front();
-        const table t = detail::scan(v, p.encoded.patterns[st.pattern], st.index);
-        if (t.width() == 0) return keys;
-        for (std::size_t r = 0; r < t.rows(); ++r) keys.push_back(t.cells[r * t.width()]);
-        return keys;
+    /// Per-region match counts of the first steps that large queries start
+    /// with, (?s rdf:type C) per class and (?s p ?o) per predicate: made
+    /// once with the partition (one pass over PSO), they spare the master a
+    /// pass over the first step's matches before every split. Classes and
+    /// predicates with few matches are left out: counting those in the
+    /// index costs next to nothing.
+    void count_regions(const store_view& v, const std::vector<std::uint16_t>& part_of, std::uint32_t parts) {
+        constexpr std::uint32_t worth_keeping = 256;
+        class_counts_.clear();
+        predicate_counts_.clear();
+        type_ = v.dict.find(std::string("<") + std::string(rdf_type) + ">");
+        const permutation_view& pso = v[order::pso];
+        for (term_id pred = 0; std::size_t(pred) + 1 < pso.offsets.size(); ++pred) {
+            const index_range r = pso.of(pred);
+            if (r.size() < worth_keeping) continue;
+            auto& by_subject = predicate_counts_[pred];
+            by_subject.assign(parts, 0);
+            for (std::uint32_t i = r.begin; i < r.end; ++i) ++by_subject[part_of[pso.second[i]]];
+            if (pred != type_) continue;
+            for (std::uint32_t i = r.begin; i < r.end; ++i) {
+                auto& by_class = class_counts_[pso.third[i]];
+                if (by_class.empty()) by_class.assign(parts, 0);
+                ++by_class[part_of[pso.second[i]]];
+            }
+        }
+        std::erase_if(class_counts_, [&](const auto& kv) {
+            return std::accumulate(kv.second.begin(), kv.second.end(), std::uint64_t(0)) < worth_keeping;
+        });
+    }
+
+    /// The first pattern's per-region counts made by count_regions, if it has them.
+    const std::vector<std::uint32_t>* counted(const encoded_pattern& p) const {
+        const slot &s = p.at[0], &pr = p.at[1], &o = p.at[2];
+        if (!s.is_var() || pr.is_var() || o.var == s.var) return nullptr; // split by its subject, under one predicate
+        const auto* table = &predicate_counts_;
+        term_id key = pr.id;
+        if (!o.is_var()) {
+            if (pr.id != type_) return nullptr;
+            table = &class_counts_;
+            key = o.id;
+        }
+        const auto it = table->find(key);
+        return it == table->end() ? nullptr : &it->second;
+    }
+
+    static double estimated_work(const prepared_query& p) {
+        double rows = 0;
+        for (const plan_step& st : p.chosen.steps) rows += st.estimate;
+        return rows;
+    }
+
+    /// A query too small to split, on this core, as a split would give it.
+    parallel_answer run_here(const prepared_query& p, const store_view& v, const tsv_sink& tsv) {
+        parallel_answer r;
+        r.answer = answer(p, v);
+        r.rows_per_core.assign(taco::core_count(), 0);
+        r.rows_per_core[0] = r.answer.rows.rows();
+        if (tsv) decode_here(tsv, r.answer.rows, v.dict);
+        return r;
+    }
+
+    void decode_here(const tsv_sink& tsv, const table& rows, const dictionary_view& dict) {
+        text_.clear(); // its capacity kept, as the workers keep their outputs'
+        append_tsv_rows(text_, rows, dict);
+        tsv(text_);
+    }
+
+    /// What the deal balances: per METIS region, the rows its first-step
+    /// matches lead to. When the first step is small (a few hundred rows:
+    /// LUBM's departments or universities), the master runs the plan's
+    /// prefix that does not grow it (Q8: the departments, then only
+    /// University0's) and weighs each surviving row by the matches its next
+    /// lookup will find (its students): a split of 15 departments is only
+    /// even if it counts what hangs off each. Otherwise the first matches
+    /// are counted per region: looked up (count_regions), or counted in the
+    /// index, no row copied.
+    std::vector<std::uint64_t> split_weights(const store_view& v, const prepared_query& p,
+                                             const shared_vector<std::uint16_t>& part_of, std::uint32_t parts) const {
+        constexpr double small_first_step = 256;
+        std::vector<std::uint64_t> weight(parts, 0);
+        const auto& steps = p.chosen.steps;
+        if (p.encoded.unsatisfiable || steps.empty()) return weight;
+        const encoded_pattern& first = p.encoded.patterns[steps.front().pattern];
+        const int key = detail::split_position(first);
+        // (A ground first pattern's one row has no column to weigh it by.)
+        if (first.at[key].is_var() && steps.front().estimate <= small_first_step) {
+            std::size_t prefix = 1;
+            while (prefix < steps.size() && steps[prefix].estimate <= steps.front().estimate) ++prefix;
+            plan head;
+            head.steps.assign(steps.begin(), steps.begin() + std::ptrdiff_t(prefix));
+            const table t = execute(v, p.encoded, head); // column 0: the first pattern's split variable
+            const plan_step* next = prefix < steps.size() && steps[prefix].kind == join_kind::bind ? &steps[prefix] : nullptr;
+            for (std::size_t r = 0; r < t.rows(); ++r)
+                weight[part_of[t.cells[r * t.width()]]] += next ? lookup_size(v, t, r, p.encoded.patterns[next->pattern], next->index) : 1;
+            return weight;
+        }
+        if (const auto* counts = counted(first)) {
+            std::copy(counts->begin(), counts->end(), weight.begin());
+            return weight;
+        }
+        std::array<term_id, 3> c;
+        unsigned bits = 0;
+        for (int i = 0; i < 3; ++i) {
+            c[i] = first.at[i].is_var() ? no_term : first.at[i].id;
+            bits |= unsigned(!first.at[i].is_var()) << i;
+        }
+        detail::for_each_match(v, steps.front().index, c, bits, [&](const std::array<term_id, 3>& t) { ++weight[part_of[t[key]]]; });
+        return weight;
+    }
+
+    /// The matches a bind join's lookup finds for row r (one index range).
+    static std::uint64_t lookup_size(const store_view& v, const table& t, std::size_t r, const encoded_pattern& p, order o) {
+        const detail::pattern_roles roles = detail::roles(p, t);
+        std::array<term_id, 3> c{};
+        unsigned k = 0;
+        for (int i = 0; i < 3; ++i) {
+            const detail::position_role& role = roles.at[i];
+            if (role.what == detail::position_role::constant) c[i] = role.id, ++k;
+            else if (role.what == detail::position_role::joined) c[i] = t.cells[r * t.width() + std::size_t(role.column)], ++k;
+        }
+        return detail::prefix_range(v, o, c, k).size();
     }
 
     std::uint32_t cores_;
+    double min_split_rows_ = 3000;
+    std::string text_; ///< rows the master decodes
+    term_id type_ = no_term;
+    std::unordered_map<term_id, std::vector<std::uint32_t>> class_counts_, predicate_counts_;
     mesh::sharing_ptr<shared_store> store_;
     mesh::sharing_ptr<job_board> jobs_;
     std::vector<taco::global_ptr<rdf_worker>> workers_;

@@ -59,7 +59,12 @@ inline std::vector<std::uint16_t> partition_entities(const store_view& v, std::u
     const int rc = METIS_PartGraphKway(&nv, &ncon, xadj.data(), adj.data(), nullptr, nullptr, nullptr, &np, nullptr,
                                        nullptr, options, &cut, part.data());
     if (rc != METIS_OK) throw std::runtime_error("rdf: METIS_PartGraphKway failed (" + std::to_string(rc) + ")");
-    for (std::size_t t = 0; t < n; ++t) out[t] = std::uint16_t(part[t]);
+    // A term without edges (a literal, an unlinked resource) goes with the
+    // id before it, not where METIS balanced it: then a part's ids come in
+    // long runs (the ones around a department's people), which the workers
+    // step over in the sorted index instead of reading (part_runs).
+    for (std::size_t t = 0; t < n; ++t)
+        out[t] = xadj[t + 1] > xadj[t] ? std::uint16_t(part[t]) : t ? out[t - 1] : std::uint16_t(part[t]);
     return out;
 }
 

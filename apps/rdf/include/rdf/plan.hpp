@@ -170,8 +170,14 @@ inline bool uses(const encoded_pattern& p, var_id x) {
 
 /// Choose the join order and operators for `q` over `v`. `force` makes
 /// every join that operator where it applies (the tests check each
-/// operator against the others this way).
-inline plan make_plan(const encoded_query& q, const store_view& v, std::optional<join_kind> force = std::nullopt) {
+/// operator against the others this way). `ways`: the plan runs split over
+/// that many cores by its first step's rows (data-parallel), so work driven
+/// by the rows is shared while a pass over a pattern's matches (a hash
+/// table's build, a merge's other side, the first scan itself) is made by
+/// every core in full: past one way, lookups win over builds sooner.
+inline plan make_plan(const encoded_query& q, const store_view& v, std::optional<join_kind> force = std::nullopt,
+                      unsigned ways = 1) {
+    const double share = 1.0 / std::max(1u, ways);
     const std::size_t n = q.patterns.size();
     plan out;
     if (n == 0) return out;
@@ -214,8 +220,8 @@ inline plan make_plan(const encoded_query& q, const store_view& v, std::optional
             if (d > 0) d = std::min(d, std::max(1.0, t.rows));
         // Reading cost: the cheaper of a lookup per row and a pass over the
         // pattern's matches; a cross product pays the product.
-        const double read = connected ? std::min(s.rows * 4, est[i].rows + s.rows) : s.rows * est[i].rows;
-        t.cost = s.cost + read + t.rows;
+        const double read = connected ? std::min(s.rows * 4 * share, est[i].rows + s.rows * share) : s.rows * est[i].rows * share;
+        t.cost = s.cost + read + t.rows * share;
         t.order = s.order;
         t.order.push_back(std::uint32_t(i));
         return t;
@@ -321,7 +327,7 @@ inline plan make_plan(const encoded_query& q, const store_view& v, std::optional
             sorted_on = first_var_of(st.index);
         } else {
             const double matches = est[i].rows;
-            double bind_cost = r_in * 4, hash_cost = shared.empty() ? r_in * matches : 2 * matches + r_in;
+            double bind_cost = r_in * 4 * share, hash_cost = shared.empty() ? r_in * matches * share : 2 * matches + r_in * share;
             double merge_cost = std::numeric_limits<double>::infinity();
             std::optional<order> merge_order;
             if (sorted_on != no_var && std::find(shared.begin(), shared.end(), sorted_on) != shared.end()) {
@@ -329,7 +335,7 @@ inline plan make_plan(const encoded_query& q, const store_view& v, std::optional
                 for (int pos = 0; pos < 3; ++pos)
                     if (p.at[pos].var == sorted_on) then = pos;
                 merge_order = detail::order_for(consts, then);
-                if (merge_order) merge_cost = matches + r_in;
+                if (merge_order) merge_cost = matches + r_in * share;
             }
             if (force == join_kind::merge && merge_order) merge_cost = 0, bind_cost = hash_cost = 1;
             if (force == join_kind::bind) bind_cost = 0, merge_cost = hash_cost = 1;

@@ -1,7 +1,7 @@
 #pragma once
 // One query, start to end, on one core: parse, encode, plan, execute,
-// project. The parallel models (task_parallel.hpp, data_parallel.hpp) run
-// the same steps; this is the single-core answer they must reproduce.
+// project. The parallel models (parallel.hpp) run the same steps; this is
+// the single-core answer they must reproduce.
 #include <chrono>
 #include <string>
 #include <string_view>
@@ -26,19 +26,19 @@ struct prepared_query {
     plan chosen;
 };
 
-inline prepared_query prepare(std::string_view text, const store_view& v) {
+/// `ways`: planned to run split over that many cores (make_plan).
+inline prepared_query prepare(std::string_view text, const store_view& v, unsigned ways = 1) {
     prepared_query p;
     p.encoded = encode(parse_query(text), v.dict);
-    p.chosen = make_plan(p.encoded, v);
+    p.chosen = make_plan(p.encoded, v, std::nullopt, ways);
     return p;
 }
 
-/// Run a prepared query; `keep` splits the first step's rows (data-parallel),
-/// `finish_rows` false leaves DISTINCT and LIMIT to whoever gathers the parts.
-inline query_answer answer(const prepared_query& p, const store_view& v, const row_filter& keep = {}, bool finish_rows = true) {
+/// Run a prepared query.
+inline query_answer answer(const prepared_query& p, const store_view& v) {
     query_answer a;
     a.names = p.encoded.projection_names;
-    a.rows = project(execute(v, p.encoded, p.chosen, keep), p.encoded, finish_rows);
+    a.rows = project(execute(v, p.encoded, p.chosen), p.encoded);
     a.used = p.chosen;
     return a;
 }

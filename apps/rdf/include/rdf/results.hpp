@@ -3,6 +3,7 @@
 // Formats: SPARQL 1.1 TSV (terms in N-Triples form, which the dictionary's
 // keys already are, so a row is copied, not converted) and SPARQL 1.1 JSON
 // results.
+#include <cstddef>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -12,23 +13,35 @@
 
 namespace rdf {
 
+/// Where TSV text goes: a std::string, or an adapter over other storage
+/// (a worker's shared output, parallel.hpp) that takes it without a
+/// second copy.
+template <class T>
+concept text_buffer = requires(T& t, const char* p, std::size_t n, char c) {
+    t.append(p, n);
+    t.push_back(c);
+};
+
 /// The rows of a TSV result, without the header line.
-inline void append_tsv_rows(std::string& out, const table& rows, const dictionary_view& dict) {
+template <text_buffer Out>
+void append_tsv_rows(Out& out, const table& rows, const dictionary_view& dict) {
     const std::size_t w = rows.width();
     for (std::size_t r = 0; r < rows.rows(); ++r) {
         for (std::size_t c = 0; c < w; ++c) {
-            if (c) out += '\t';
+            if (c) out.push_back('\t');
             const term_id id = rows.cells[r * w + c];
             if (id != no_term) {
                 const std::string_view k = dict.key(id);
                 // TSV cells cannot hold a tab or line end raw; keys escape \n
                 // and \r already, tabs get \t.
-                if (k.find('\t') == std::string_view::npos) out += k;
+                if (k.find('\t') == std::string_view::npos) out.append(k.data(), k.size());
                 else
-                    for (char ch : k) ch == '\t' ? out += "\\t" : out += ch;
+                    for (char ch : k)
+                        if (ch == '\t') out.append("\\t", 2);
+                        else out.push_back(ch);
             }
         }
-        out += '\n';
+        out.push_back('\n');
     }
 }
 

@@ -27,6 +27,9 @@ struct shared_store : mesh::sharing_aware<shared_store> {
     /// Entity -> METIS part (partition.hpp); empty until the data-parallel
     /// model first needs it.
     shared_vector<std::uint16_t> part_of;
+    /// The ids where part_of changes: a part's ids as runs, which a worker
+    /// steps over in the sorted index (execute.hpp, for_each_kept_match).
+    shared_vector<term_id> part_runs;
     std::uint32_t parts = 0;
 
     store_view view() const {
@@ -49,6 +52,7 @@ struct shared_store : mesh::sharing_aware<shared_store> {
         }
         index.predicates.assign(from.predicates.begin(), from.predicates.end());
         part_of.clear();
+        part_runs.clear();
         parts = 0;
     }
 };
