@@ -1,0 +1,277 @@
+#pragma once
+// One emulated SCC core's hardware (the scc::hardware concept): the chip's
+// shared parts (chip.hpp) seen through what is private to a core, modelled
+// closely enough that software which forgets the SCC's rules fails here:
+//
+//  - L1 for MPBT lines: a line read stays in L1, and later reads return it,
+//    stale, until cl1invmb() (Xipx thesis, section 4.3: "MPBT lines must be
+//    explicitly invalidated"). L1 capacity is not modelled: a line stays
+//    until invalidated, which is stricter than the chip (an evicted line
+//    would be read fresh), never kinder.
+//  - The write-combine buffer: one line; stores collect there and reach the
+//    MPB only when the line is full or a store to another MPBT line (or
+//    flush_wcb()) pushes it out. A partial line is invisible until then,
+//    to every core, its writer included.
+//  - L2 for DCM memory: 256 KB, 4-way, 32-byte lines, the pseudo-LRU
+//    replacement of the thesis' Appendix B, write-back, no allocation on a
+//    store miss. A modified line reaches DRAM only when evicted, and a
+//    cached line is refreshed only when evicted: flush_l2() is the
+//    Appendix B routine itself (four reads per set from a flush area that
+//    no other data shares, alternating between two areas), so it works
+//    here for the reason it works on the chip. (L1 for DCM lines is not
+//    modelled, so WBINVD's part in the routine, B.3, is not reproduced.)
+//  - Cycles: each operation adds its cost (cost_model.hpp) to the core's
+//    count; a line written by another core cannot be read before the cycle
+//    its write reached memory, an interrupt not before it was raised plus
+//    its latency. A wait that found nothing (idle_since) costs nothing, so
+//    the count is what the core would show on the chip however the host
+//    scheduled its threads.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <string>
+#include <stdexcept>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <tacomesh/scc/emulated/chip.hpp>
+#include <tacomesh/scc/hardware.hpp>
+
+namespace tacomesh::scc::emulated {
+
+class hardware {
+public:
+    hardware(chip& c, core_index me) : chip_(&c), me_(me), costs_(c.costs()), l1_(std::size_t(c.cores()) * mpb_lines_per_core),
+          l2_(l2_sets * l2_ways), plru_(l2_sets, 0) {
+        if (me >= c.cores()) throw std::out_of_range("scc::emulated::hardware: no core " + std::to_string(me));
+    }
+
+    core_index core() const noexcept { return me_; }
+    core_index core_count() const noexcept { return chip_->cores(); }
+
+    // ---- MPB: L1 (MPBT lines) and the write-combine buffer ----
+    void mpb_load(core_index c, std::size_t off, void* dst, std::size_t n) {
+        auto* out = static_cast<std::byte*>(dst);
+        for_lines(off, n, [&](std::size_t line_off, std::size_t from, std::size_t len) {
+            cached_line& l = l1_.at(std::size_t(c) * mpb_lines_per_core + line_off / line_bytes);
+            if (!l.valid) {
+                std::uint64_t ready = 0;
+                chip_->mpb_line(c, line_off).read(l.data.data(), ready);
+                cycles_ = std::max(cycles_, ready) + costs_.mpb_line_read;
+                l.valid = true;
+            } else {
+                cycles_ += costs_.cache_hit;
+            }
+            std::memcpy(out, l.data.data() + from, len);
+            out += len;
+        });
+    }
+    void mpb_store(core_index c, std::size_t off, const void* src, std::size_t n) {
+        const auto* in = static_cast<const std::byte*>(src);
+        for_lines(off, n, [&](std::size_t line_off, std::size_t from, std::size_t len) {
+            const std::size_t line = std::size_t(c) * mpb_lines_per_core + line_off / line_bytes;
+            (void)chip_->mpb_line(c, line_off); // range check before buffering
+            if (wcb_.valid && wcb_.line != line) flush_wcb();
+            wcb_.valid = true;
+            wcb_.line = line;
+            std::memcpy(wcb_.data.data() + from, in, len);
+            wcb_.mask |= len == line_bytes ? ~0u : ((1u << len) - 1) << from;
+            // A write hit updates the L1 copy too: a core reads its own flushed writes.
+            if (cached_line& l = l1_[line]; l.valid) std::memcpy(l.data.data() + from, in, len);
+            in += len;
+            if (wcb_.mask == ~0u) flush_wcb();
+        });
+    }
+    void flush_wcb() {
+        if (!wcb_.valid) return;
+        const core_index c = core_index(wcb_.line / mpb_lines_per_core);
+        cycles_ += costs_.mpb_line_write;
+        chip_->mpb_line(c, wcb_.line % mpb_lines_per_core * line_bytes).write(wcb_.data.data(), wcb_.mask, cycles_);
+        wcb_.valid = false;
+        wcb_.mask = 0;
+    }
+    void cl1invmb() {
+        cycles_ += costs_.cl1invmb;
+        for (auto& l : l1_) l.valid = false;
+    }
+
+    // ---- tile registers ----
+    bool test_and_set(core_index c) {
+        cycles_ += costs_.register_access;
+        return chip_->test_and_set(c);
+    }
+    void unlock(core_index c) {
+        cycles_ += costs_.register_access;
+        chip_->unlock(c);
+    }
+    void interrupt(core_index c) {
+        cycles_ += costs_.register_access;
+        chip_->raise(c, cycles_);
+    }
+    bool take_interrupt() {
+        std::uint64_t raised = 0;
+        if (!chip_->take(me_, raised)) return false;
+        cycles_ = std::max(cycles_, raised + costs_.interrupt_latency);
+        return true;
+    }
+    /// hlt until an interrupt or `limit` cycles (800 MHz: host time is the
+    /// limit / 0.8 ns, so a timer in cycles means the same here). The
+    /// interrupt stays pending for take_interrupt(), which sets the clock.
+    void halt(std::uint64_t limit) {
+        if (chip_->wait(me_, std::chrono::nanoseconds(std::uint64_t(double(limit) / 0.8)))) return;
+        cycles_ += limit;
+    }
+
+    lut_entry lut(core_index c, unsigned i) const { return chip_->lut(c, i); }
+    void set_lut(core_index c, unsigned i, lut_entry e) {
+        cycles_ += costs_.register_access;
+        chip_->set_lut(c, i, e);
+    }
+
+    // ---- DCM memory: L2 ----
+    void dram_load(std::size_t addr, void* dst, std::size_t n) {
+        auto* out = static_cast<std::byte*>(dst);
+        for_lines(addr, n, [&](std::size_t line_addr, std::size_t from, std::size_t len) {
+            cached_line& l = l2_fill(line_addr / line_bytes);
+            std::memcpy(out, l.data.data() + from, len);
+            out += len;
+        });
+    }
+    void dram_store(std::size_t addr, const void* src, std::size_t n) {
+        const auto* in = static_cast<const std::byte*>(src);
+        for_lines(addr, n, [&](std::size_t line_addr, std::size_t from, std::size_t len) {
+            const std::size_t line = line_addr / line_bytes;
+            if (cached_line* l = l2_find(line)) { // write hit: the line is modified in L2
+                std::memcpy(l->data.data() + from, in, len);
+                l->dirty = true;
+                cycles_ += costs_.cache_hit;
+            } else { // no allocation on a store miss: straight to DRAM
+                std::array<std::byte, line_bytes> part{};
+                std::memcpy(part.data() + from, in, len);
+                cycles_ += costs_.dram_line_write;
+                chip_->dram_line(line).write(part.data(), len == line_bytes ? ~0u : ((1u << len) - 1) << from, cycles_);
+            }
+            in += len;
+        });
+    }
+    /// WBINVD. L1 for DCM lines is not modelled (see the top): only its cost.
+    void invalidate_l1() { cycles_ += costs_.cache_hit; }
+    /// The Appendix B routine over every set.
+    void flush_l2() {
+        cycles_ += costs_.flush_call;
+        flush_area_ = !flush_area_;
+        for (std::size_t set = 0; set < l2_sets; ++set) flush_set(set);
+    }
+    /// The routine over the sets [addr, addr + n) maps to (MESH paper: a
+    /// range of N lines costs about 300 N + 7 500).
+    void flush_l2_range(std::size_t addr, std::size_t n) {
+        if (n == 0) return;
+        const std::size_t first = addr / line_bytes, last = (addr + n - 1) / line_bytes;
+        if (last - first + 1 >= l2_sets) return flush_l2();
+        cycles_ += costs_.flush_call;
+        flush_area_ = !flush_area_;
+        for (std::size_t line = first; line <= last; ++line) flush_set(line % l2_sets);
+    }
+
+    // ---- time ----
+    std::uint64_t cycles() const noexcept { return cycles_; }
+    /// A wait since cycle `t` that found nothing: not counted (see the top).
+    void idle_since(std::uint64_t t) noexcept { cycles_ = std::min(cycles_, t); }
+
+private:
+    static constexpr std::size_t mpb_lines_per_core = mpb_bytes_per_core / line_bytes;
+    struct cached_line {
+        std::array<std::byte, line_bytes> data{};
+        std::size_t tag = 0; ///< L2: the DRAM line (or flush-area line) held
+        bool valid = false, dirty = false;
+    };
+    struct wcb_state {
+        std::array<std::byte, line_bytes> data{};
+        std::size_t line = 0;
+        std::uint32_t mask = 0;
+        bool valid = false;
+    };
+
+    template <class F>
+    static void for_lines(std::size_t off, std::size_t n, F&& f) {
+        while (n > 0) {
+            const std::size_t from = off % line_bytes, len = std::min(n, line_bytes - from);
+            f(off - from, from, len);
+            off += len;
+            n -= len;
+        }
+    }
+
+    // Pseudo-LRU per set (thesis, Appendix B.1): bits t (the LRU half),
+    // l (the LRU way of 0/1), r (the LRU way of 2/3).
+    static constexpr std::uint8_t bit_t = 4, bit_l = 2, bit_r = 1;
+    std::size_t victim(std::size_t set) const noexcept {
+        const std::uint8_t s = plru_[set];
+        return !(s & bit_t) ? (s & bit_l ? 1 : 0) : (s & bit_r ? 3 : 2);
+    }
+    void touch(std::size_t set, std::size_t way) noexcept {
+        std::uint8_t& s = plru_[set];
+        if (way < 2) s = std::uint8_t(bit_t | (way == 0 ? bit_l : 0) | (s & bit_r));
+        else s = std::uint8_t((s & bit_l) | (way == 2 ? bit_r : 0));
+    }
+    cached_line* l2_find(std::size_t tag) {
+        const std::size_t set = tag % l2_sets;
+        for (std::size_t w = 0; w < l2_ways; ++w)
+            if (cached_line& l = l2_[set * l2_ways + w]; l.valid && l.tag == tag) {
+                touch(set, w);
+                return &l;
+            }
+        return nullptr;
+    }
+    /// Bring `tag` into L2 (evicting the PLRU way); DRAM lines are read,
+    /// flush-area lines (tags past DRAM) only displace.
+    cached_line& l2_fill(std::size_t tag) {
+        if (cached_line* hit = l2_find(tag)) {
+            cycles_ += costs_.cache_hit;
+            return *hit;
+        }
+        const std::size_t set = tag % l2_sets, way = victim(set);
+        cached_line& l = l2_[set * l2_ways + way];
+        if (l.valid && l.dirty) {
+            cycles_ += costs_.dirty_write_back;
+            chip_->dram_line(l.tag).write(l.data.data(), ~0u, cycles_);
+        }
+        l.valid = true;
+        l.dirty = false;
+        l.tag = tag;
+        if (tag < chip_->dram_lines()) {
+            std::uint64_t ready = 0;
+            chip_->dram_line(tag).read(l.data.data(), ready);
+            cycles_ = std::max(cycles_, ready) + costs_.dram_line_read;
+        } else {
+            cycles_ += costs_.flush_read;
+        }
+        touch(set, way);
+        return l;
+    }
+    /// Four reads of the current flush area's lines that map to `set`, at
+    /// way-size strides. The two areas lie past DRAM (their lines displace,
+    /// they hold nothing) and alternate per routine, so none of the lines
+    /// read is cached already: every read misses, and four misses replace
+    /// the whole set (Appendix B.2).
+    void flush_set(std::size_t set) {
+        const std::size_t base = (chip_->dram_lines() + l2_sets - 1) / l2_sets * l2_sets + (flush_area_ ? l2_sets * l2_ways : 0);
+        for (std::size_t k = 0; k < l2_ways; ++k) l2_fill(base + k * l2_sets + set);
+    }
+
+    chip* chip_;
+    core_index me_;
+    cost_model costs_;
+    std::vector<cached_line> l1_; ///< per MPB line of every core
+    wcb_state wcb_;
+    std::vector<cached_line> l2_;
+    std::vector<std::uint8_t> plru_;
+    bool flush_area_ = false;
+    std::uint64_t cycles_ = 0;
+};
+
+static_assert(scc::hardware<hardware>);
+
+} // namespace tacomesh::scc::emulated

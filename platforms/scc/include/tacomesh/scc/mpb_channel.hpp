@@ -1,0 +1,114 @@
+#pragma once
+// Invocation channels in the message-passing buffers (CCI paper, section V;
+// Xipx thesis, section 4.3), written against the hardware-access layer so
+// that the same code runs on the chip and on the emulation.
+//
+// Each receiver's 8 KB MPB is split among the senders: core s owns one slot
+// in every core's MPB, a header line (sequence number, length) and four
+// payload lines (128 bytes, room for taco::message_bytes). In order per
+// source follows from there being one slot: a sender reuses it only after
+// the receiver acknowledged the last message, by writing the sequence
+// number into the sender's own MPB (its acknowledgement lines); until then
+// try_acquire fails and the runtime keeps the message (never dropped).
+//
+// The SCC's rules, each where it bites:
+//  - publish writes the payload lines first and the header line last, as
+//    whole lines: a whole line leaves the write-combine buffer at once, and
+//    the header store pushes out a partial last payload line, so the
+//    receiver can never see a header before its payload;
+//  - poll and try_acquire run CL1INVMB before reading what other cores
+//    wrote (headers, acknowledgements): MPBT lines are cached in L1 and
+//    would otherwise be read stale for ever;
+//  - an acknowledgement is a partial line, so it is followed by
+//    flush_wcb(), or the sender would wait on a word still in the buffer.
+// `options` can leave the last two out: the tests show that the emulation
+// then fails the channel as the chip would.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include <tacomesh/scc/geometry.hpp>
+#include <tacomesh/scc/hardware.hpp>
+
+namespace tacomesh::scc {
+
+struct mpb_channel_options {
+    bool invalidate = true; ///< CL1INVMB before reading what others wrote
+    bool flush_acks = true; ///< push each acknowledgement out of the WCB
+};
+
+template <hardware H>
+class mpb_channels {
+public:
+    static constexpr std::size_t payload_bytes = 4 * line_bytes;
+    static constexpr std::size_t slot_bytes = line_bytes + payload_bytes;
+    /// Acknowledgements: a 4-byte word per receiver, after the slots.
+    static constexpr std::size_t ack_offset = max_cores * slot_bytes;
+    static constexpr std::size_t ack_bytes = max_cores * sizeof(std::uint32_t);
+    static_assert(ack_offset + ack_bytes <= mpb_bytes_per_core, "48 slots and their acknowledgements fit in 8 KB");
+
+    explicit mpb_channels(H& hw, mpb_channel_options o = {}) : hw_(hw), o_(o) {}
+
+    H& hardware() noexcept { return hw_; }
+
+    /// Room for a message to `dest`, or nullptr while its slot is busy (the
+    /// last message there not yet taken).
+    std::byte* try_acquire(core_index dest) {
+        if (sent_[dest] != acked_[dest]) {
+            if (o_.invalidate) hw_.cl1invmb();
+            std::uint32_t ack = 0;
+            hw_.mpb_load(hw_.core(), ack_offset + dest * sizeof ack, &ack, sizeof ack);
+            acked_[dest] = ack;
+            if (sent_[dest] != ack) return nullptr;
+        }
+        return staging_.data();
+    }
+
+    /// Hand the first `length` bytes of the acquired room to `dest`.
+    void publish(core_index dest, std::size_t length) {
+        const std::size_t slot = std::size_t(hw_.core()) * slot_bytes;
+        const std::size_t lines = (length + line_bytes - 1) / line_bytes;
+        hw_.mpb_store(dest, slot + line_bytes, staging_.data(), lines * line_bytes); // whole lines
+        header h{++sent_[dest], std::uint32_t(length), {}};
+        hw_.mpb_store(dest, slot, &h, sizeof h); // last, whole: pushes the payload out before it
+    }
+
+    /// Run `handler(bytes, length, source)` on each newly arrived message,
+    /// copied out of the MPB first; returns how many.
+    template <class Handler>
+    std::size_t poll(Handler&& handler) {
+        if (o_.invalidate) hw_.cl1invmb();
+        const core_index me = hw_.core();
+        std::size_t ran = 0;
+        for (core_index src = 0; src < hw_.core_count(); ++src) {
+            header h;
+            hw_.mpb_load(me, std::size_t(src) * slot_bytes, &h, sizeof h);
+            if (h.seq == received_[src]) continue;
+            received_[src] = h.seq;
+            const std::size_t length = h.length < payload_bytes ? h.length : payload_bytes; // never past the slot
+            std::array<std::byte, payload_bytes> copy;
+            hw_.mpb_load(me, std::size_t(src) * slot_bytes + line_bytes, copy.data(), length);
+            // The slot is free again: tell the sender, in its MPB.
+            hw_.mpb_store(src, ack_offset + std::size_t(me) * sizeof h.seq, &h.seq, sizeof h.seq);
+            if (o_.flush_acks) hw_.flush_wcb();
+            handler(copy.data(), length, src);
+            ++ran;
+        }
+        return ran;
+    }
+
+private:
+    struct header {
+        std::uint32_t seq, length;
+        std::array<std::uint32_t, line_bytes / 4 - 2> pad; // a whole line: it leaves the WCB at once
+    };
+    static_assert(sizeof(header) == line_bytes);
+
+    H& hw_;
+    mpb_channel_options o_;
+    std::array<std::uint32_t, max_cores> sent_{}, acked_{}, received_{};
+    alignas(line_bytes) std::array<std::byte, payload_bytes> staging_{};
+};
+
+} // namespace tacomesh::scc

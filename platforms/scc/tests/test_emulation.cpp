@@ -1,0 +1,186 @@
+// The emulated SCC bites where the chip does: each test below shows a rule
+// of the hardware (a stale MPBT line, a partial line in the write-combine
+// buffer, a DCM line in another core's L2) that software must follow, and
+// that following it helps: leave out the CL1INVMB, the flush or the
+// routine, and the check fails.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include <tacomesh/scc/emulated/hardware.hpp>
+
+namespace emu = tacomesh::scc::emulated;
+using tacomesh::scc::line_bytes;
+
+namespace {
+
+std::uint32_t read_word(emu::hardware& h, tacomesh::scc::core_index c, std::size_t off) {
+    std::uint32_t v = 0;
+    h.mpb_load(c, off, &v, sizeof v);
+    return v;
+}
+void write_line(emu::hardware& h, tacomesh::scc::core_index c, std::size_t off, std::uint32_t v) {
+    std::uint32_t line[line_bytes / 4];
+    for (auto& w : line) w = v;
+    h.mpb_store(c, off, line, sizeof line); // a full line leaves the WCB at once
+}
+std::uint64_t dram_word(emu::hardware& h, std::size_t addr) {
+    std::uint64_t v = 0;
+    h.dram_load(addr, &v, sizeof v);
+    return v;
+}
+
+} // namespace
+
+TEST_CASE("SCC emulation: an MPBT line stays stale in L1 until CL1INVMB", "[scc][emulation]") {
+    emu::chip chip(2);
+    emu::hardware a(chip, 0), b(chip, 1);
+    write_line(b, 1, 64, 1);
+    CHECK(read_word(a, 1, 64) == 1); // a's L1 now holds the line
+    write_line(b, 1, 64, 2);
+    CHECK(read_word(a, 1, 64) == 1); // stale: what a receiver without CL1INVMB sees
+    a.cl1invmb();
+    CHECK(read_word(a, 1, 64) == 2);
+}
+
+TEST_CASE("SCC emulation: a partial line waits in the write-combine buffer", "[scc][emulation]") {
+    emu::chip chip(2);
+    emu::hardware a(chip, 0), b(chip, 1);
+    const std::uint32_t flag = 7;
+    b.mpb_store(0, 0, &flag, sizeof flag); // 4 bytes of line 0 of core 0's MPB
+    CHECK(read_word(a, 0, 0) == 0);        // not in the MPB yet, however long a waits
+    a.cl1invmb();
+    b.mpb_store(0, 32, &flag, sizeof flag); // a store to another line pushes line 0 out
+    CHECK(read_word(a, 0, 0) == 7);
+    CHECK(read_word(a, 0, 32) == 0); // and now line 1 waits
+    b.flush_wcb();
+    a.cl1invmb();
+    CHECK(read_word(a, 0, 32) == 7);
+    std::uint32_t own = 0; // the writer itself reads the MPB, not its buffer
+    const std::uint32_t nine = 9;
+    b.mpb_store(0, 96, &nine, sizeof nine);
+    b.mpb_load(0, 96, &own, sizeof own);
+    CHECK(own == 0);
+}
+
+TEST_CASE("SCC emulation: DCM stores reach another core after the writer's and the reader's L2 flush", "[scc][emulation]") {
+    emu::chip chip(2);
+    emu::hardware a(chip, 0), b(chip, 1);
+    const std::uint64_t one = 1, two = 2;
+    b.dram_store(4096, &one, sizeof one); // a miss: no allocation, straight to DRAM
+    CHECK(dram_word(a, 4096) == 1);       // a caches the line
+    CHECK(dram_word(b, 4096) == 1);       // b caches it too
+    b.dram_store(4096, &two, sizeof two); // a hit: modified in b's L2 only
+    CHECK(dram_word(b, 4096) == 2);
+    CHECK(dram_word(a, 4096) == 1);
+    b.flush_l2_range(4096, 8); // b's copy to DRAM
+    CHECK(dram_word(a, 4096) == 1); // a still reads its own L2
+    a.flush_l2_range(4096, 8);
+    CHECK(dram_word(a, 4096) == 2);
+}
+
+TEST_CASE("SCC emulation: the flush routine evicts by pseudo-LRU replacement, set by set", "[scc][emulation]") {
+    emu::chip chip(2, std::size_t(4) << 20);
+    emu::hardware a(chip, 0), b(chip, 1);
+    const std::size_t way = tacomesh::scc::l2_sets * line_bytes; // addresses one way apart share a set
+    // Fill one set's four ways in b's L2 and modify them all.
+    for (std::uint64_t k = 0; k < 4; ++k) {
+        (void)dram_word(b, k * way);
+        b.dram_store(k * way, &k, sizeof k);
+    }
+    const std::uint64_t ten = 10;
+    (void)dram_word(b, line_bytes); // a line of the next set, modified too
+    b.dram_store(line_bytes, &ten, sizeof ten);
+    b.flush_l2_range(0, 8); // only set 0
+    for (std::uint64_t k = 0; k < 4; ++k) CHECK(dram_word(a, k * way) == k);
+    CHECK(dram_word(a, line_bytes) == 0); // set 1 was not flushed: still modified in b's L2
+    b.flush_l2();
+    a.flush_l2();
+    CHECK(dram_word(a, line_bytes) == 10);
+}
+
+TEST_CASE("SCC emulation: flush costs follow the MESH paper's 300 N + 7 500 cycles", "[scc][emulation][cost]") {
+    emu::chip chip(1, std::size_t(1) << 20);
+    emu::hardware h(chip, 0);
+    for (std::size_t a = 0; a < 4096; a += line_bytes) (void)dram_word(h, a);
+    const std::uint64_t before = h.cycles();
+    h.flush_l2_range(0, 4096); // a 4 KB page, 128 lines: the paper measured about 47 100
+    const double page = double(h.cycles() - before);
+    CHECK(page == Approx(300.0 * 128 + 7500).epsilon(0.1));
+    const std::uint64_t whole = h.cycles();
+    h.flush_l2();
+    CHECK(double(h.cycles() - whole) == Approx(582000).epsilon(0.05));
+}
+
+TEST_CASE("SCC emulation: modelled cycles order a write before the reads that see it", "[scc][emulation][cost]") {
+    emu::chip chip(2);
+    emu::hardware a(chip, 0), b(chip, 1);
+    for (int i = 0; i < 100; ++i) b.cl1invmb(); // b is some 400 cycles ahead
+    const std::uint64_t before_write = b.cycles();
+    write_line(b, 0, 0, 5);
+    CHECK(b.cycles() == before_write + chip.costs().mpb_line_write);
+    REQUIRE(a.cycles() == 0);
+    CHECK(read_word(a, 0, 0) == 5);
+    CHECK(a.cycles() == b.cycles() + chip.costs().mpb_line_read); // not before the write arrived
+    const std::uint64_t t = a.cycles();
+    a.cl1invmb();
+    (void)read_word(a, 0, 0); // a poll that found nothing new...
+    a.idle_since(t);          // ...is waiting, not work
+    CHECK(a.cycles() == t);
+}
+
+TEST_CASE("SCC emulation: LOCK registers exclude, interrupts wake a halted core", "[scc][emulation]") {
+    emu::chip chip(3);
+    long counter = 0;
+    std::vector<std::thread> threads;
+    for (tacomesh::scc::core_index c = 0; c < 3; ++c)
+        threads.emplace_back([&, c] {
+            emu::hardware h(chip, c);
+            for (int i = 0; i < 20000; ++i) {
+                while (!h.test_and_set(2)) {}
+                ++counter; // guarded by core 2's LOCK register alone
+                h.unlock(2);
+            }
+        });
+    for (auto& t : threads) t.join();
+    CHECK(counter == 60000);
+
+    std::atomic<std::uint64_t> raised_at{0};
+    std::uint64_t woke_at = 0;
+    bool woken = false;
+    std::thread sleeper([&] {
+        emu::hardware h(chip, 0);
+        h.halt(std::uint64_t(1) << 40); // the timer far away: only the interrupt ends this
+        woken = h.take_interrupt();
+        woke_at = h.cycles();
+    });
+    emu::hardware waker(chip, 1);
+    for (int i = 0; i < 1000; ++i) waker.cl1invmb();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    waker.interrupt(0);
+    raised_at = waker.cycles();
+    sleeper.join();
+    CHECK(woken);
+    CHECK(woke_at == raised_at + chip.costs().interrupt_latency);
+    emu::hardware idle(chip, 2);
+    idle.halt(8000); // nobody wakes it: the timer does, 8 000 cycles on
+    CHECK_FALSE(idle.take_interrupt());
+    CHECK(idle.cycles() == 8000);
+}
+
+TEST_CASE("SCC emulation: LUT entries, and accesses outside the hardware are errors", "[scc][emulation]") {
+    emu::chip chip(2);
+    emu::hardware a(chip, 0);
+    const tacomesh::scc::lut_entry e{.dest_x = 5, .dest_y = 2, .sub = tacomesh::scc::lut_entry::west, .address_high = 0x2a, .bypass = false};
+    a.set_lut(1, 131, e);
+    CHECK(a.lut(1, 131) == e);
+    std::uint32_t v = 0;
+    CHECK_THROWS_AS(a.mpb_load(2, 0, &v, 4), std::out_of_range);    // no core 2
+    CHECK_THROWS_AS(a.mpb_store(0, 8190, &v, 4), std::out_of_range); // past the 8 KB
+    CHECK_THROWS_AS(a.set_lut(0, 256, e), std::out_of_range);
+    CHECK_THROWS_AS(emu::chip(49), std::invalid_argument);
+}
