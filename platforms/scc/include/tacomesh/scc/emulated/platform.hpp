@@ -1,0 +1,233 @@
+#pragma once
+// The SCC platform on the emulated chip (taco::platform): cores are host
+// threads, each with its emulated::hardware; invocations travel through the
+// MPB channels (mpb_channel.hpp), the same protocol code the chip runs;
+// idle cores poll, or sleep in hlt and are woken by an inter-core
+// interrupt with every message (the CCI paper's interrupt-driven mode).
+//
+// Memory for MESH is host memory at one address for every core, in three
+// regions, one per SCC page mode, and cache control charges what the
+// chip's would: DCM invalidate and write-back run the L2 flush routine over
+// the range (emulated L2: 300 N + 7 500 cycles), MPBT+WT invalidates with
+// CL1INVMB and writes back through the WCB, NCM needs nothing. The data
+// itself is coherent here (threads of one process): MESH runs its
+// controllers in full (coherent() is false) and pays their modelled
+// cycles, while the staleness of each mechanism is shown at the hardware
+// level (tests/test_emulation.cpp, test_mpb_channel.cpp).
+//
+// Each core's modelled cycles are kept (config.report): hardware
+// operations only, the runtime's own instructions are not counted (the
+// README compares with the papers' figures, which include them).
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <new>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <taco/core_id.hpp>
+#include <taco/platform/memory_endpoint.hpp>
+#include <taco/platform/platform.hpp>
+#include <tacomesh/scc/emulated/hardware.hpp>
+#include <tacomesh/scc/mpb_channel.hpp>
+
+namespace tacomesh::scc::emulated {
+
+enum class idle_mode {
+    poll, ///< an idle core polls its MPB (a round trip of about 2 000 cycles on the chip)
+    halt, ///< an idle core sleeps in hlt; every message raises the receiver's interrupt (about 3 000)
+};
+
+/// Filled in when a run ends: each core's modelled cycles.
+struct run_report {
+    std::vector<std::uint64_t> cycles;
+};
+
+class platform;
+
+struct config {
+    using platform = emulated::platform;
+
+    taco::core_id cores = 4; ///< 1 to 48 (more cores than host CPUs: oversubscribed)
+    idle_mode idle = idle_mode::poll;
+    std::size_t cached_bytes = std::size_t(64) << 20;        ///< DCM
+    std::size_t write_through_bytes = std::size_t(16) << 20; ///< MPBT + WT
+    std::size_t non_cached_bytes = std::size_t(16) << 20;    ///< NCM
+    std::size_t private_bytes = std::size_t(4) << 20;        ///< per core
+    cost_model costs{};
+    run_report* report = nullptr;
+};
+
+namespace detail {
+inline thread_local const emulated::hardware* this_core = nullptr;
+} // namespace detail
+
+/// The calling core's modelled cycles so far (0 outside an emulated core).
+inline std::uint64_t cycles() noexcept { return detail::this_core ? detail::this_core->cycles() : 0; }
+
+namespace detail {
+
+/// One region of host memory, page-aligned, untouched until used.
+class host_region {
+public:
+    explicit host_region(std::size_t bytes) : bytes_((bytes + 4095) / 4096 * 4096) {
+        if (bytes_ && !(data_ = static_cast<std::byte*>(std::aligned_alloc(4096, bytes_)))) throw std::bad_alloc();
+    }
+    ~host_region() { std::free(data_); }
+    host_region(const host_region&) = delete;
+    host_region& operator=(const host_region&) = delete;
+    std::byte* data() const noexcept { return data_; }
+    std::size_t size() const noexcept { return bytes_; }
+    bool contains(const void* p) const noexcept {
+        auto* b = static_cast<const std::byte*>(p);
+        return b >= data_ && b < data_ + bytes_;
+    }
+
+private:
+    std::size_t bytes_;
+    std::byte* data_ = nullptr;
+};
+
+/// What the cores of one run share besides the chip.
+struct run_state {
+    explicit run_state(const config& c)
+        : cfg(c), chip(c.cores, std::size_t(1) << 20, c.costs), cached(c.cached_bytes), write_through(c.write_through_bytes),
+          non_cached(c.non_cached_bytes), private_stride((c.private_bytes + 4095) / 4096 * 4096),
+          privates(private_stride * c.cores), urgent(c.cores) {}
+    config cfg;
+    emulated::chip chip;
+    host_region cached, write_through, non_cached;
+    std::size_t private_stride;
+    host_region privates;
+    std::vector<std::atomic<bool>> urgent; ///< the emulated interrupt status "urgent" bit per core
+    std::vector<std::uint64_t> cycles = std::vector<std::uint64_t>(cfg.cores);
+};
+
+} // namespace detail
+
+/// One core (satisfies taco::channel_endpoint and taco::memory_endpoint).
+class endpoint {
+public:
+    endpoint(detail::run_state& s, taco::core_id id) : s_(s), hw_(s.chip, id), channels_(hw_) {}
+
+    taco::core_id id() const noexcept { return hw_.core(); }
+    taco::core_id core_count() const noexcept { return hw_.core_count(); }
+    emulated::hardware& hardware() noexcept { return hw_; }
+
+    std::byte* try_acquire(taco::core_id dest) {
+        const std::uint64_t t = hw_.cycles();
+        std::byte* room = channels_.try_acquire(dest);
+        if (!room) hw_.idle_since(t); // waiting for the receiver is not work
+        return room;
+    }
+    void publish(taco::core_id dest, std::size_t length) {
+        channels_.publish(dest, length);
+        if (s_.cfg.idle == idle_mode::halt) hw_.interrupt(dest);
+    }
+    template <class Handler>
+    std::size_t poll(Handler&& handle) {
+        const std::uint64_t t = hw_.cycles();
+        const std::size_t n = channels_.poll([&](std::byte* m, std::size_t, core_index) { handle(m); });
+        if (n == 0) hw_.idle_since(t);
+        return n;
+    }
+    void idle(std::chrono::nanoseconds limit) {
+        if (s_.cfg.idle == idle_mode::poll) return pause();
+        const double cycles = limit == std::chrono::nanoseconds::max() ? 8e11 : double(limit.count()) * 0.8;
+        hw_.halt(std::uint64_t(cycles));
+        hw_.take_interrupt(); // the clock moves to the interrupt's arrival; poll finds its message
+    }
+    void pause() { std::this_thread::yield(); }
+    void signal_urgent(taco::core_id dest) {
+        s_.urgent[dest].store(true, std::memory_order_release);
+        if (s_.cfg.idle == idle_mode::poll) hw_.interrupt(dest); // halt mode: publish raised it already
+    }
+    bool take_urgent() noexcept {
+        auto& f = s_.urgent[id()];
+        return f.load(std::memory_order_relaxed) && f.exchange(false, std::memory_order_acquire);
+    }
+
+    // ---- memory for MESH ----
+    std::span<std::byte> region(taco::memory_mode m) const noexcept {
+        const detail::host_region& r = m == taco::memory_mode::cached          ? s_.cached
+                                       : m == taco::memory_mode::write_through ? s_.write_through
+                                                                               : s_.non_cached;
+        return {r.data(), r.size()};
+    }
+    std::span<std::byte> private_region() const noexcept { return {s_.privates.data(), s_.private_stride}; }
+    std::ptrdiff_t private_offset() const noexcept { return std::ptrdiff_t(id()) * std::ptrdiff_t(s_.private_stride); }
+    void invalidate(const void* p, std::size_t n) {
+        if (s_.cached.contains(p)) hw_.flush_l2_range(std::size_t(static_cast<const std::byte*>(p) - s_.cached.data()), n);
+        else if (s_.write_through.contains(p)) hw_.cl1invmb();
+        std::atomic_thread_fence(std::memory_order_acquire);
+    }
+    void write_back(const void* p, std::size_t n) {
+        std::atomic_thread_fence(std::memory_order_release);
+        if (s_.cached.contains(p)) hw_.flush_l2_range(std::size_t(static_cast<const std::byte*>(p) - s_.cached.data()), n);
+        else if (s_.write_through.contains(p)) hw_.flush_wcb();
+    }
+    bool coherent() const noexcept { return false; }
+
+private:
+    detail::run_state& s_;
+    emulated::hardware hw_;
+    mpb_channels<emulated::hardware> channels_;
+};
+
+/// The emulated SCC platform (satisfies taco::platform).
+class platform {
+public:
+    using endpoint = emulated::endpoint;
+    using config = emulated::config;
+    static constexpr std::size_t message_bytes = mpb_channels<emulated::hardware>::payload_bytes;
+    static constexpr std::size_t message_align = 8;
+
+    /// Run entry(endpoint, arg) on every emulated core (core 0 on the
+    /// calling thread); returns when all have returned.
+    static void launch(const config& c, void (*entry)(endpoint&, void*), void* arg) {
+        if (c.cores < 1 || c.cores > max_cores)
+            throw std::invalid_argument("tacomesh::scc: config.cores must be 1 to 48 (the SCC's cores), got " +
+                                        std::to_string(c.cores));
+        detail::run_state s(c);
+        auto core_main = [&](taco::core_id id) {
+            endpoint ep(s, id);
+            detail::this_core = &ep.hardware();
+            struct leave {
+                ~leave() { detail::this_core = nullptr; }
+            } on_exit;
+            entry(ep, arg);
+            s.cycles[id] = ep.hardware().cycles();
+        };
+        std::vector<std::thread> threads;
+        std::vector<std::exception_ptr> errors(c.cores);
+        for (taco::core_id id = 1; id < c.cores; ++id)
+            threads.emplace_back([&, id] {
+                try {
+                    core_main(id);
+                } catch (...) {
+                    errors[id] = std::current_exception();
+                }
+            });
+        try {
+            core_main(0);
+        } catch (...) {
+            errors[0] = std::current_exception();
+        }
+        for (auto& t : threads) t.join();
+        if (c.report) c.report->cycles = s.cycles;
+        for (auto& e : errors)
+            if (e) std::rethrow_exception(e);
+    }
+};
+
+static_assert(taco::platform<platform>);
+static_assert(taco::memory_endpoint<endpoint>);
+
+} // namespace tacomesh::scc::emulated
