@@ -28,7 +28,8 @@ need_packages() {
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
-base_packages=(g++ cmake ninja-build catch2 libbenchmark-dev libboost-dev libboost-context-dev zlib1g-dev
+# g++-multilib: the SCC real-chip build (32-bit, freestanding; CTest scc.chip_build).
+base_packages=(g++ g++-multilib cmake ninja-build catch2 libbenchmark-dev libboost-dev libboost-context-dev zlib1g-dev
                libserd-dev libraptor2-dev libmetis-dev python3)
 
 configure() { # dir, extra cmake args...

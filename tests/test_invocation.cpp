@@ -36,7 +36,7 @@ struct collector {
     taco::core_id core() const { return seen_on; }
 };
 
-tacomesh::posix::config cores(taco::core_id n) { return {.cores = n}; }
+auto cores(taco::core_id n) { return test::on_cores(n); }
 
 } // namespace
 

@@ -12,7 +12,23 @@
 #include <taco/detail/context/sanitizer_reports.hpp>
 #include <tacomesh/posix.hpp>
 
+#ifndef TACOMESH_TEST_ON_SCC
+#define TACOMESH_TEST_ON_SCC 0
+#endif
+#if TACOMESH_TEST_ON_SCC
+#include <tacomesh/scc/emulated/platform.hpp>
+#endif
+
 namespace test {
+
+/// The platform of the tests that are not about a particular one: POSIX
+/// threads, or the emulated SCC in the build that defines
+/// TACOMESH_TEST_ON_SCC (tacomesh_tests_scc, platforms/scc/tests).
+#if TACOMESH_TEST_ON_SCC
+inline tacomesh::scc::emulated::config on_cores(taco::core_id n) { return {.cores = n}; }
+#else
+inline tacomesh::posix::config on_cores(taco::core_id n) { return {.cores = n}; }
+#endif
 
 /// Built with ASan or TSan: they own SIGSEGV and reserve terabytes of
 /// shadow address space, so tests of signals and address-space limits skip.

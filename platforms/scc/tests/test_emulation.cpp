@@ -101,6 +101,20 @@ TEST_CASE("SCC emulation: the flush routine evicts by pseudo-LRU replacement, se
     b.flush_l2();
     a.flush_l2();
     CHECK(dram_word(a, line_bytes) == 10);
+    // Set 0 flushed twice more, set 1 once in between: each flush of a set
+    // must still empty it (the flush areas alternate per set).
+    const std::uint64_t eleven = 11;
+    b.flush_l2_range(0, 8);
+    (void)dram_word(b, line_bytes);
+    b.dram_store(line_bytes, &eleven, sizeof eleven);
+    b.flush_l2_range(line_bytes, 8);
+    b.flush_l2_range(0, 8);
+    (void)dram_word(b, 0);
+    b.dram_store(0, &eleven, sizeof eleven);
+    b.flush_l2_range(0, 8);
+    a.flush_l2();
+    CHECK(dram_word(a, 0) == 11);
+    CHECK(dram_word(a, line_bytes) == 11);
 }
 
 TEST_CASE("SCC emulation: flush costs follow the MESH paper's 300 N + 7 500 cycles", "[scc][emulation][cost]") {

@@ -161,7 +161,6 @@ public:
     /// The Appendix B routine over every set.
     void flush_l2() {
         cycles_ += costs_.flush_call;
-        flush_area_ = !flush_area_;
         for (std::size_t set = 0; set < l2_sets; ++set) flush_set(set);
     }
     /// The routine over the sets [addr, addr + n) maps to (MESH paper: a
@@ -171,7 +170,6 @@ public:
         const std::size_t first = addr / line_bytes, last = (addr + n - 1) / line_bytes;
         if (last - first + 1 >= l2_sets) return flush_l2();
         cycles_ += costs_.flush_call;
-        flush_area_ = !flush_area_;
         for (std::size_t line = first; line <= last; ++line) flush_set(line % l2_sets);
     }
 
@@ -251,13 +249,16 @@ private:
         touch(set, way);
         return l;
     }
-    /// Four reads of the current flush area's lines that map to `set`, at
-    /// way-size strides. The two areas lie past DRAM (their lines displace,
-    /// they hold nothing) and alternate per routine, so none of the lines
-    /// read is cached already: every read misses, and four misses replace
-    /// the whole set (Appendix B.2).
+    /// Four reads of a flush area's lines that map to `set`, at way-size
+    /// strides. The two areas lie past DRAM (their lines displace, they hold
+    /// nothing) and alternate per set, not per routine: range flushes touch
+    /// some sets more often than others, and a set must never be flushed
+    /// with the area it was last flushed with, whose lines may still be
+    /// there (a hit evicts nothing). So every read misses, and four misses
+    /// replace the whole set (Appendix B.2).
     void flush_set(std::size_t set) {
-        const std::size_t base = (chip_->dram_lines() + l2_sets - 1) / l2_sets * l2_sets + (flush_area_ ? l2_sets * l2_ways : 0);
+        const bool area = flush_area_[set] = !flush_area_[set];
+        const std::size_t base = (chip_->dram_lines() + l2_sets - 1) / l2_sets * l2_sets + (area ? l2_sets * l2_ways : 0);
         for (std::size_t k = 0; k < l2_ways; ++k) l2_fill(base + k * l2_sets + set);
     }
 
@@ -268,7 +269,7 @@ private:
     wcb_state wcb_;
     std::vector<cached_line> l2_;
     std::vector<std::uint8_t> plru_;
-    bool flush_area_ = false;
+    std::vector<bool> flush_area_ = std::vector<bool>(l2_sets); ///< per set: the area its last flush read
     std::uint64_t cycles_ = 0;
 };
 
