@@ -41,22 +41,34 @@ std::vector<std::uint64_t> receive(channels& ch) {
 
 } // namespace
 
-TEST_CASE("SCC channels: a message arrives once, and a busy slot refuses the next", "[scc][channel]") {
-    emu::chip chip(2);
-    emu::hardware ha(chip, 0), hb(chip, 1);
-    channels a(ha), b(hb);
-    REQUIRE(send(a, 1, 41));
-    CHECK_FALSE(send(a, 1, 42)); // the slot holds 41 until b takes it
-    CHECK(receive(b) == std::vector<std::uint64_t>{41});
-    CHECK(receive(b).empty());
-    CHECK(send(a, 1, 42));
-    CHECK(receive(b) == std::vector<std::uint64_t>{42});
+TEST_CASE("SCC channels: messages arrive once, in order, and full slots refuse the next", "[scc][channel]") {
+    CHECK(channels::slots_per_sender(48) == 1); // the MPB split 48 ways
+    CHECK(channels::slots_per_sender(2) == 24);
+    for (const core_index cores : {core_index(2), core_index(48)}) {
+        INFO(cores << " cores");
+        emu::chip chip(cores);
+        emu::hardware ha(chip, 0), hb(chip, 1);
+        channels a(ha), b(hb);
+        const std::uint32_t depth = a.depth();
+        for (int round = 0; round < 3; ++round) { // the slots reused
+            std::vector<std::uint64_t> sent;
+            for (std::uint64_t i = 0; i < depth; ++i) {
+                REQUIRE(send(a, 1, 100 * round + i));
+                sent.push_back(100 * round + i);
+            }
+            CHECK_FALSE(send(a, 1, 99)); // every slot holds a message b has not taken
+            CHECK(receive(b) == sent);
+            CHECK(receive(b).empty());
+        }
+        CHECK(send(a, 1, 42));
+        CHECK(receive(b) == std::vector<std::uint64_t>{42});
+    }
 }
 
 TEST_CASE("SCC channels: without CL1INVMB the receiver reads a stale header for ever", "[scc][channel]") {
     for (const bool invalidate : {true, false}) {
         INFO("invalidate " << invalidate);
-        emu::chip chip(2);
+        emu::chip chip(48); // one slot per sender: the second message reuses the first's lines
         emu::hardware ha(chip, 0), hb(chip, 1);
         channels a(ha), b(hb, {.invalidate = invalidate, .flush_acks = true});
         REQUIRE(send(a, 1, 1));
@@ -71,7 +83,7 @@ TEST_CASE("SCC channels: without CL1INVMB the receiver reads a stale header for 
 TEST_CASE("SCC channels: an acknowledgement left in the write-combine buffer never frees the slot", "[scc][channel]") {
     for (const bool flush : {true, false}) {
         INFO("flush acknowledgements " << flush);
-        emu::chip chip(2);
+        emu::chip chip(48); // one slot per sender: the second message needs the first's acknowledged
         emu::hardware ha(chip, 0), hb(chip, 1);
         channels a(ha), b(hb, {.invalidate = true, .flush_acks = flush});
         REQUIRE(send(a, 1, 1));

@@ -24,6 +24,10 @@ inline constexpr std::size_t l2_sets = l2_bytes / l2_ways / line_bytes; // 2048
 inline constexpr std::size_t lut_entries = 256;
 inline constexpr std::size_t lut_segment_bytes = std::size_t(16) << 20;
 
+/// The last line of each core's MPB is the backend's: hardware::flush_wcb()
+/// stores there to push a partial line out of the write-combine buffer.
+inline constexpr std::size_t mpb_flush_line = mpb_bytes_per_core - line_bytes;
+
 constexpr core_index tile_of(core_index core) noexcept { return core / cores_per_tile; }
 /// The tile's (x, y) on the mesh, as MYTILEID gives it: x in [0, 6), y in [0, 4).
 constexpr core_index tile_x(core_index tile) noexcept { return tile % 6; }

@@ -3,13 +3,15 @@
 // Xipx thesis, section 4.3), written against the hardware-access layer so
 // that the same code runs on the chip and on the emulation.
 //
-// Each receiver's 8 KB MPB is split among the senders: core s owns one slot
-// in every core's MPB, a header line (sequence number, length) and four
-// payload lines (128 bytes, room for taco::message_bytes). In order per
-// source follows from there being one slot: a sender reuses it only after
-// the receiver acknowledged the last message, by writing the sequence
-// number into the sender's own MPB (its acknowledgement lines); until then
-// try_acquire fails and the runtime keeps the message (never dropped).
+// Each receiver's 8 KB MPB is split among the senders: core s owns `depth`
+// slots in every core's MPB, each a header line (sequence number, length)
+// and four payload lines (128 bytes, room for taco::message_bytes). The
+// depth is what the MPB holds for that many cores: 1 at 48 cores, 24 at 2.
+// Messages from one sender fill its slots in turn, in sequence; the sender
+// reuses a slot only after the receiver acknowledged it, by writing the
+// last sequence number it took into the sender's own MPB (its
+// acknowledgement words); until then try_acquire fails and the runtime
+// keeps the message (never dropped). In order per source follows.
 //
 // The SCC's rules, each where it bites:
 //  - publish writes the payload lines first and the header line last, as
@@ -26,7 +28,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 #include <tacomesh/scc/geometry.hpp>
 #include <tacomesh/scc/hardware.hpp>
@@ -43,31 +44,40 @@ class mpb_channels {
 public:
     static constexpr std::size_t payload_bytes = 4 * line_bytes;
     static constexpr std::size_t slot_bytes = line_bytes + payload_bytes;
-    /// Acknowledgements: a 4-byte word per receiver, after the slots.
-    static constexpr std::size_t ack_offset = max_cores * slot_bytes;
+    /// Acknowledgements: a 4-byte word per receiver, below the reserved last line.
     static constexpr std::size_t ack_bytes = max_cores * sizeof(std::uint32_t);
-    static_assert(ack_offset + ack_bytes <= mpb_bytes_per_core, "48 slots and their acknowledgements fit in 8 KB");
+    static constexpr std::size_t ack_offset = mpb_flush_line - ack_bytes;
+    static_assert(ack_offset % line_bytes == 0 && max_cores * slot_bytes <= ack_offset,
+                  "a slot per sender for 48 cores, their acknowledgements and the flush line fit in 8 KB");
+    static constexpr std::uint32_t max_depth = 32;
 
-    explicit mpb_channels(H& hw, mpb_channel_options o = {}) : hw_(hw), o_(o) {}
+    explicit mpb_channels(H& hw, mpb_channel_options o = {})
+        : hw_(hw), o_(o), depth_(slots_per_sender(hw.core_count())) {}
 
     H& hardware() noexcept { return hw_; }
+    /// Messages a sender may have in one receiver's MPB at once.
+    std::uint32_t depth() const noexcept { return depth_; }
+    static constexpr std::uint32_t slots_per_sender(core_index cores) noexcept {
+        const std::size_t d = ack_offset / (std::size_t(cores) * slot_bytes);
+        return std::uint32_t(d < 1 ? 1 : d > max_depth ? max_depth : d);
+    }
 
-    /// Room for a message to `dest`, or nullptr while its slot is busy (the
-    /// last message there not yet taken).
+    /// Room for a message to `dest`, or nullptr while its slots are all
+    /// busy (their messages not yet taken).
     std::byte* try_acquire(core_index dest) {
-        if (sent_[dest] != acked_[dest]) {
+        if (sent_[dest] - acked_[dest] >= depth_) {
             if (o_.invalidate) hw_.cl1invmb();
             std::uint32_t ack = 0;
             hw_.mpb_load(hw_.core(), ack_offset + dest * sizeof ack, &ack, sizeof ack);
             acked_[dest] = ack;
-            if (sent_[dest] != ack) return nullptr;
+            if (sent_[dest] - ack >= depth_) return nullptr;
         }
         return staging_.data();
     }
 
     /// Hand the first `length` bytes of the acquired room to `dest`.
     void publish(core_index dest, std::size_t length) {
-        const std::size_t slot = std::size_t(hw_.core()) * slot_bytes;
+        const std::size_t slot = slot_offset(hw_.core(), sent_[dest] % depth_);
         const std::size_t lines = (length + line_bytes - 1) / line_bytes;
         hw_.mpb_store(dest, slot + line_bytes, staging_.data(), lines * line_bytes); // whole lines
         header h{++sent_[dest], std::uint32_t(length), {}};
@@ -75,26 +85,31 @@ public:
     }
 
     /// Run `handler(bytes, length, source)` on each newly arrived message,
-    /// copied out of the MPB first; returns how many.
+    /// one at a time and copied out of the MPB first (a handler may poll
+    /// again: the next message of a source is then taken there, in order);
+    /// returns how many.
     template <class Handler>
     std::size_t poll(Handler&& handler) {
         if (o_.invalidate) hw_.cl1invmb();
         const core_index me = hw_.core();
         std::size_t ran = 0;
-        for (core_index src = 0; src < hw_.core_count(); ++src) {
-            header h;
-            hw_.mpb_load(me, std::size_t(src) * slot_bytes, &h, sizeof h);
-            if (h.seq == received_[src]) continue;
-            received_[src] = h.seq;
-            const std::size_t length = h.length < payload_bytes ? h.length : payload_bytes; // never past the slot
-            std::array<std::byte, payload_bytes> copy;
-            hw_.mpb_load(me, std::size_t(src) * slot_bytes + line_bytes, copy.data(), length);
-            // The slot is free again: tell the sender, in its MPB.
-            hw_.mpb_store(src, ack_offset + std::size_t(me) * sizeof h.seq, &h.seq, sizeof h.seq);
-            if (o_.flush_acks) hw_.flush_wcb();
-            handler(copy.data(), length, src);
-            ++ran;
-        }
+        for (core_index src = 0; src < hw_.core_count(); ++src)
+            for (std::uint32_t taken = 0; taken < depth_; ++taken) {
+                const std::uint32_t next = received_[src] + 1;
+                const std::size_t slot = slot_offset(src, received_[src] % depth_);
+                header h;
+                hw_.mpb_load(me, slot, &h, sizeof h);
+                if (h.seq != next) break; // an older message's slot: nothing new from src
+                received_[src] = next;
+                const std::size_t length = h.length < payload_bytes ? h.length : payload_bytes; // never past the slot
+                std::array<std::byte, payload_bytes> copy;
+                hw_.mpb_load(me, slot + line_bytes, copy.data(), length);
+                // Its slot is free again: tell the sender, in its MPB.
+                hw_.mpb_store(src, ack_offset + std::size_t(me) * sizeof next, &next, sizeof next);
+                if (o_.flush_acks) hw_.flush_wcb();
+                handler(copy.data(), length, src);
+                ++ran;
+            }
         return ran;
     }
 
@@ -105,8 +120,13 @@ private:
     };
     static_assert(sizeof(header) == line_bytes);
 
+    std::size_t slot_offset(core_index sender, std::uint32_t k) const noexcept {
+        return (std::size_t(sender) * depth_ + k) * slot_bytes;
+    }
+
     H& hw_;
     mpb_channel_options o_;
+    std::uint32_t depth_;
     std::array<std::uint32_t, max_cores> sent_{}, acked_{}, received_{};
     alignas(line_bytes) std::array<std::byte, payload_bytes> staging_{};
 };

@@ -145,7 +145,7 @@ static_assert(core_from_tileid((1u << 7) | (2u << 3)) == 16);
 /// The MPB line `flush_wcb()` stores to: the last 32 bytes of the core's own
 /// 8 KB. Reserved for the backend: protocol code must not put data there
 /// (what it holds is garbage by design).
-inline constexpr std::size_t wcb_flush_offset = mpb_bytes_per_core - line_bytes;
+inline constexpr std::size_t wcb_flush_offset = mpb_flush_line;
 
 namespace detail {
 

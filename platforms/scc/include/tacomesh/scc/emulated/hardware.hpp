@@ -55,12 +55,14 @@ public:
     void mpb_load(core_index c, std::size_t off, void* dst, std::size_t n) {
         auto* out = static_cast<std::byte*>(dst);
         for_lines(off, n, [&](std::size_t line_off, std::size_t from, std::size_t len) {
-            cached_line& l = l1_.at(std::size_t(c) * mpb_lines_per_core + line_off / line_bytes);
+            const std::size_t line = std::size_t(c) * mpb_lines_per_core + line_off / line_bytes;
+            cached_line& l = l1_.at(line);
             if (!l.valid) {
                 std::uint64_t ready = 0;
                 chip_->mpb_line(c, line_off).read(l.data.data(), ready);
                 cycles_ = std::max(cycles_, ready) + costs_.mpb_line_read;
                 l.valid = true;
+                in_l1_.push_back(line);
             } else {
                 cycles_ += costs_.cache_hit;
             }
@@ -94,7 +96,8 @@ public:
     }
     void cl1invmb() {
         cycles_ += costs_.cl1invmb;
-        for (auto& l : l1_) l.valid = false;
+        for (const std::size_t line : in_l1_) l1_[line].valid = false; // the lines held, not all 12 288
+        in_l1_.clear();
     }
 
     // ---- tile registers ----
@@ -265,7 +268,8 @@ private:
     chip* chip_;
     core_index me_;
     cost_model costs_;
-    std::vector<cached_line> l1_; ///< per MPB line of every core
+    std::vector<cached_line> l1_;    ///< per MPB line of every core
+    std::vector<std::size_t> in_l1_; ///< the valid ones
     wcb_state wcb_;
     std::vector<cached_line> l2_;
     std::vector<std::uint8_t> plru_;
