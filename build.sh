@@ -41,7 +41,7 @@ configure() { # dir, extra cmake args...
 # The TACO suites again on the emulated SCC ("on scc:") skip there too: they
 # already ran under the sanitizer on POSIX, and 16-48 emulated cores on 2
 # CPUs under TSan take tens of minutes; the emulation's own tests ("scc:") run.
-compile_only='^(neg|header)\.|^on scc:'
+sanitizer_skip='^(neg|header)\.|^on scc:'
 
 run_tests() { # dir, ctest args...
   local dir=$1; shift
@@ -88,14 +88,14 @@ case "$cmd" in
     configure build-asan -DTACOMESH_SANITIZE=address -DTACOMESH_BUILD_BENCH=OFF -DTACOMESH_BUILD_APPS=ON
     # Sizes shrink (sanitizers are 5-20x slower); the negative-compile tests ran in the plain build.
     TACOMESH_TEST_SCALE=0.1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      run_tests build-asan -E "$compile_only" ;;
+      run_tests build-asan -E "$sanitizer_skip" ;;
   tsan)
     need_packages "${base_packages[@]}"
     configure build-tsan -DTACOMESH_SANITIZE=thread -DTACOMESH_BUILD_BENCH=OFF -DTACOMESH_BUILD_APPS=ON
     # setarch -R: TSan's shadow layout clashes with the high mmap entropy of recent kernels.
     ninja -C build-tsan -j "$jobs"
     (cd build-tsan && TACOMESH_TEST_SCALE=0.02 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-      setarch "$(uname -m)" -R ctest --output-on-failure -j "$jobs" --timeout 900 -E "$compile_only") ;;
+      setarch "$(uname -m)" -R ctest --output-on-failure -j "$jobs" --timeout 900 -E "$sanitizer_skip") ;;
   clang)
     need_packages "${base_packages[@]}" clang
     CXX=clang++ configure build-clang -DTACOMESH_BUILD_BENCH=OFF

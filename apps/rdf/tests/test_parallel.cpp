@@ -64,6 +64,7 @@ TEST_CASE("Data-parallel: every LUBM query gives exactly the single-core rows", 
                     INFO("Q" << i + 1);
                     std::string tsv;
                     const rdf::parallel_answer a = c.run_split(queries[i], [&](std::string_view part) { tsv += part; });
+                    CHECK(a.split);
                     CHECK(rdf_test::sorted_rows(a.answer.rows) == single[i]);
                     CHECK(sorted_lines(tsv) == single_tsv[i]); // decoded by the workers
                     CHECK(a.answer.rows.rows() == rdf_test::lubm_counts[i]);
@@ -116,9 +117,11 @@ TEST_CASE("Data-parallel: a query too small to share out is answered by core 0 a
         REQUIRE(c.min_split_rows() > 0);
         std::string tsv;
         const rdf::parallel_answer q1 = c.run_split(queries[0], [&](std::string_view part) { tsv += part; });
+        CHECK_FALSE(q1.split);
         CHECK(q1.rows_per_core == std::vector<std::uint64_t>{4, 0}); // four rows, estimated as few
         CHECK(std::count(tsv.begin(), tsv.end(), '\n') == 4);
         const rdf::parallel_answer q14 = c.run_split(queries[13]); // 5916 undergraduates
+        CHECK(q14.split);
         CHECK(q14.rows_per_core[0] > 0);
         CHECK(q14.rows_per_core[1] > 0);
     });

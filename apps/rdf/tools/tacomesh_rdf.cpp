@@ -233,6 +233,7 @@ int run_query_command(const options& o) {
     rdf::query_answer a;
     const bool tsv = !o.count && o.format != "json";
     std::string tsv_rows; // data-parallel: decoded by the workers
+    bool split = false;
     auto t0 = std::chrono::steady_clock::now();
     if (m == model::single) a = rdf::run_query(text, l.store.view());
     else
@@ -240,7 +241,9 @@ int run_query_command(const options& o) {
             t0 = std::chrono::steady_clock::now(); // the cores are up; the METIS partition is part of the first query
             rdf::tsv_sink sink;
             if (tsv) sink = [&](std::string_view s) { tsv_rows += s; };
-            a = c.run_split(text, sink).answer;
+            rdf::parallel_answer r = c.run_split(text, sink);
+            split = r.split;
+            a = std::move(r.answer);
         });
     const double seconds = since(t0);
     if (o.explain) explain(a, text, l.store.view());
@@ -254,7 +257,10 @@ int run_query_command(const options& o) {
         std::fwrite(out.data(), 1, out.size(), stdout);
         std::fwrite(tsv_rows.data(), 1, tsv_rows.size(), stdout);
     }
-    if (!o.quiet) std::fprintf(stderr, "%zu rows in %.3f ms (%s)\n", a.rows.rows(), seconds * 1e3, m == model::single ? "one core" : "data-parallel, with partitioning the store");
+    const char* how = m == model::single ? "one core"
+                      : split              ? "data-parallel, with partitioning the store"
+                                           : "on core 0: too small to split";
+    if (!o.quiet) std::fprintf(stderr, "%zu rows in %.3f ms (%s)\n", a.rows.rows(), seconds * 1e3, how);
     return 0;
 }
 

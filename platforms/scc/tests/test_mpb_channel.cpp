@@ -65,17 +65,29 @@ TEST_CASE("SCC channels: messages arrive once, in order, and full slots refuse t
     }
 }
 
+namespace {
+/// Cores 0 and 1 of a 48-core chip (one slot per sender: a second message
+/// reuses the first's lines and needs the first acknowledged), the
+/// receiver's cache control as given, the first message sent and taken
+/// (its header line now in the receiver's L1).
+struct one_slot_pair {
+    emu::chip chip{48};
+    emu::hardware ha{chip, 0}, hb{chip, 1};
+    channels a{ha}, b;
+    explicit one_slot_pair(tacomesh::scc::mpb_channel_options receiver) : b(hb, receiver) {
+        REQUIRE(send(a, 1, 1));
+        REQUIRE(receive(b) == std::vector<std::uint64_t>{1});
+    }
+};
+} // namespace
+
 TEST_CASE("SCC channels: without CL1INVMB the receiver reads a stale header for ever", "[scc][channel]") {
     for (const bool invalidate : {true, false}) {
         INFO("invalidate " << invalidate);
-        emu::chip chip(48); // one slot per sender: the second message reuses the first's lines
-        emu::hardware ha(chip, 0), hb(chip, 1);
-        channels a(ha), b(hb, {.invalidate = invalidate, .flush_acks = true});
-        REQUIRE(send(a, 1, 1));
-        CHECK(receive(b) == std::vector<std::uint64_t>{1}); // the first read fills L1
-        REQUIRE(send(a, 1, 2));
+        one_slot_pair p({.invalidate = invalidate, .flush_acks = true});
+        REQUIRE(send(p.a, 1, 2));
         std::size_t seen = 0;
-        for (int i = 0; i < 100; ++i) seen += receive(b).size();
+        for (int i = 0; i < 100; ++i) seen += receive(p.b).size();
         CHECK(seen == (invalidate ? 1u : 0u));
     }
 }
@@ -83,13 +95,9 @@ TEST_CASE("SCC channels: without CL1INVMB the receiver reads a stale header for 
 TEST_CASE("SCC channels: an acknowledgement left in the write-combine buffer never frees the slot", "[scc][channel]") {
     for (const bool flush : {true, false}) {
         INFO("flush acknowledgements " << flush);
-        emu::chip chip(48); // one slot per sender: the second message needs the first's acknowledged
-        emu::hardware ha(chip, 0), hb(chip, 1);
-        channels a(ha), b(hb, {.invalidate = true, .flush_acks = flush});
-        REQUIRE(send(a, 1, 1));
-        REQUIRE(receive(b).size() == 1);
+        one_slot_pair p({.invalidate = true, .flush_acks = flush});
         bool sent = false;
-        for (int i = 0; i < 100 && !sent; ++i) sent = send(a, 1, 2);
+        for (int i = 0; i < 100 && !sent; ++i) sent = send(p.a, 1, 2);
         CHECK(sent == flush);
     }
 }

@@ -241,18 +241,29 @@ table scan(const store_view& v, const encoded_pattern& p, order o, const Keep& k
     return out;
 }
 
+/// A bind join's lookup: the positions it fixes (constants and joined
+/// columns; `base` gets the constants) ...
+inline unsigned lookup_bits(const pattern_roles& r, std::array<term_id, 3>& base) {
+    unsigned bits = constant_bits(r, base);
+    for (int i = 0; i < 3; ++i) bits |= unsigned(r.at[i].what == position_role::joined) << i;
+    return bits;
+}
+/// ... and their values for one row.
+inline std::array<term_id, 3> lookup_key(const pattern_roles& r, std::array<term_id, 3> base, std::span<const term_id> row) {
+    for (int i = 0; i < 3; ++i)
+        if (r.at[i].what == position_role::joined) base[i] = row[std::size_t(r.at[i].column)];
+    return base;
+}
+
 inline table bind_join(const store_view& v, const table& in, const encoded_pattern& p, order o) {
     const pattern_roles r = roles(p, in);
     table out = next_table(in, r);
-    std::array<term_id, 3> base_c;
-    unsigned bits = constant_bits(r, base_c);
-    for (int i = 0; i < 3; ++i) bits |= unsigned(r.at[i].what == position_role::joined) << i;
+    std::array<term_id, 3> base;
+    const unsigned bits = lookup_bits(r, base);
     for (std::size_t row = 0; row < in.rows(); ++row) {
         const auto values = in.row(row);
-        std::array<term_id, 3> c = base_c;
-        for (int i = 0; i < 3; ++i)
-            if (r.at[i].what == position_role::joined) c[i] = values[std::size_t(r.at[i].column)];
-        for_each_match(v, o, c, bits, [&](const std::array<term_id, 3>& t) { extend_row(out, values, r, t, in.width()); });
+        for_each_match(v, o, lookup_key(r, base, values), bits,
+                       [&](const std::array<term_id, 3>& t) { extend_row(out, values, r, t, in.width()); });
     }
     return out;
 }

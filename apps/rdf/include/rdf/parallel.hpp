@@ -263,6 +263,7 @@ struct workload_result {
 struct parallel_answer {
     query_answer answer;
     std::vector<std::uint64_t> rows_per_core;
+    bool split = false; ///< false: too small to share out, answered by core 0 alone
 };
 
 /// Receives a data-parallel answer's rows as TSV (no header), piece by piece, in order.
@@ -372,6 +373,7 @@ public:
             w->want_text = text_there;
         }
         parallel_answer r;
+        r.split = true;
         r.rows_per_core.resize(cores_);
         taco::gather(group_, taco::m2f(&rdf_worker::run_regions), std::span<std::uint64_t>(r.rows_per_core)).get();
         r.answer.names = p.encoded.projection_names;
@@ -554,11 +556,7 @@ private:
             return weight;
         }
         std::array<term_id, 3> c;
-        unsigned bits = 0;
-        for (int i = 0; i < 3; ++i) {
-            c[i] = first.at[i].is_var() ? no_term : first.at[i].id;
-            bits |= unsigned(!first.at[i].is_var()) << i;
-        }
+        const unsigned bits = detail::constant_bits(detail::roles(first, table{}), c);
         detail::for_each_match(v, steps.front().index, c, bits, [&](const std::array<term_id, 3>& t) { ++weight[part_of[t[key]]]; });
         return weight;
     }
@@ -566,14 +564,9 @@ private:
     /// The matches a bind join's lookup finds for row r (one index range).
     static std::uint64_t lookup_size(const store_view& v, const table& t, std::size_t r, const encoded_pattern& p, order o) {
         const detail::pattern_roles roles = detail::roles(p, t);
-        std::array<term_id, 3> c{};
-        unsigned k = 0;
-        for (int i = 0; i < 3; ++i) {
-            const detail::position_role& role = roles.at[i];
-            if (role.what == detail::position_role::constant) c[i] = role.id, ++k;
-            else if (role.what == detail::position_role::joined) c[i] = t.cells[r * t.width() + std::size_t(role.column)], ++k;
-        }
-        return detail::prefix_range(v, o, c, k).size();
+        std::array<term_id, 3> base;
+        const unsigned bits = detail::lookup_bits(roles, base);
+        return detail::prefix_range(v, o, detail::lookup_key(roles, base, t.row(r)), detail::bound_count(bits)).size();
     }
 
     std::uint32_t cores_;

@@ -142,11 +142,6 @@ constexpr core_index core_from_tileid(std::uint32_t tileid) noexcept {
 static_assert(core_from_tileid((3u << 7) | (5u << 3) | 1u) == 47);
 static_assert(core_from_tileid((1u << 7) | (2u << 3)) == 16);
 
-/// The MPB line `flush_wcb()` stores to: the last 32 bytes of the core's own
-/// 8 KB. Reserved for the backend: protocol code must not put data there
-/// (what it holds is garbage by design).
-inline constexpr std::size_t wcb_flush_offset = mpb_flush_line;
-
 namespace detail {
 
 /// Per-core state: every core runs its own copy of the image in private
@@ -229,7 +224,7 @@ public:
     /// line out (the WCB holds one line; a store to another MPBT line evicts
     /// it) [thesis 4.3, "Optimizations for SCC Hardware"].
     void flush_wcb() noexcept {
-        detail::reg<std::uint32_t>(memory_map::mpb_of_core(core_) + wcb_flush_offset) = 0;
+        detail::reg<std::uint32_t>(memory_map::mpb_of_core(core_) + mpb_flush_line) = 0;
     }
     /// CL1INVMB, opcode 0F 0A [EAS via sccsys.h / BareMichael scc.h]: drops
     /// every MPBT line from L1 (no write-back: MPBT lines are never dirty).

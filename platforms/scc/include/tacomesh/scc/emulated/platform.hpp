@@ -158,10 +158,9 @@ public:
         hw_.take_interrupt(); // the clock moves to the interrupt's arrival; poll finds its message
     }
     void pause() { std::this_thread::yield(); }
-    void signal_urgent(taco::core_id dest) {
-        s_.urgent[dest].store(true, std::memory_order_release);
-        if (s_.cfg.idle == idle_mode::poll) hw_.interrupt(dest); // halt mode: publish raised it already
-    }
+    // No interrupt here: a polling core sees the flag at its next
+    // scheduling point, and a halting one was woken by publish's.
+    void signal_urgent(taco::core_id dest) noexcept { s_.urgent[dest].store(true, std::memory_order_release); }
     bool take_urgent() noexcept {
         auto& f = s_.urgent[id()];
         return f.load(std::memory_order_relaxed) && f.exchange(false, std::memory_order_acquire);
