@@ -13,7 +13,7 @@
 //        need no consistency events at all (writes are seen at once, also
 //        by readers holding a proxy); only growth is released;
 //   wt   chunks write-through: each set reaches shared memory at once (the
-//        SCC's MPBT+WT mode; emulated in process mode by a write-back of
+//        SCC's MPBT+WT pages; on POSIX cached memory and a write-back of
 //        the value), but readers' views may be stale, so a release stamps
 //        the chunks it changed without writing them back, and readers
 //        refresh those. As with ncm, a reader may see a writer's values
@@ -67,7 +67,7 @@ public:
     /// n values, each `init`; growth fills new indices with `init` too.
     explicit chunked_map(std::size_t n = 0, const V& init = V{}) : fill_(init) { grow_to(n, init); }
     ~chunked_map() { // table_ frees itself and the tables it outgrew
-        for (std::size_t c = 0; c < chunks_; ++c) deallocate(lookup()[c], chunk_memory);
+        for (std::size_t c = 0; c < chunks_; ++c) deallocate(lookup()[c], chunk_memory());
         stamps_.release();
     }
     chunked_map(const chunked_map&) = delete;
@@ -174,7 +174,17 @@ private:
     /// wt: chunk c existed at the last release, so its values went through.
     bool written_through(std::size_t c) const noexcept { return c < through_from_; }
 
-    static constexpr memory_mode chunk_memory = Memory == map_memory::ncm ? memory_mode::non_cached : memory_mode::cached;
+    /// wt chunks go to the platform's write-through memory where it has
+    /// its own (the SCC's MPBT+WT pages: a value's write-back is a WCB
+    /// flush, a refresh CL1INVMB), else to cached memory, written through
+    /// value by value (POSIX).
+    static memory_mode chunk_memory() {
+        if constexpr (Memory == map_memory::ncm) return memory_mode::non_cached;
+        else if constexpr (Memory == map_memory::wt)
+            return detail::write_through_kind() == detail::region_kind::write_through ? memory_mode::write_through
+                                                                                      : memory_mode::cached;
+        else return memory_mode::cached;
+    }
 
     void grow_to(std::size_t n, const V& init) {
         if (n > std::size_t(std::numeric_limits<K>::max()) + 1)
@@ -186,7 +196,7 @@ private:
                               chunks_ * sizeof(V*));
         if constexpr (Memory != map_memory::ncm) stamps_.grow(chunks); // new chunks count as changed
         for (std::size_t c = chunks_; c < chunks; ++c)
-            lookup()[c] = static_cast<V*>(allocate(chunk_bytes, chunk_memory));
+            lookup()[c] = static_cast<V*>(allocate(chunk_bytes, chunk_memory()));
         table_.touch(chunks_ * sizeof(V*), (chunks - chunks_) * sizeof(V*));
         chunks_ = chunks;
         for (std::size_t i = size_; i < n; ++i) {

@@ -49,14 +49,24 @@ struct address {
     void* p = nullptr;
 };
 
-enum class region_kind : std::uint8_t { cached, non_cached, core_private };
+enum class region_kind : std::uint8_t { cached, non_cached, write_through, core_private };
 
 inline const char* region_name(region_kind k) noexcept {
     switch (k) {
     case region_kind::cached: return "cached shared memory";
     case region_kind::non_cached: return "non-cached shared memory";
+    case region_kind::write_through: return "write-through shared memory";
     default: return "core-private memory";
     }
+}
+
+/// Where a platform backs write-through memory: a region of its own (the
+/// SCC's MPBT+WT pages), or its cached or non-cached one (POSIX: non-cached).
+inline region_kind write_through_kind() {
+    const std::byte* wt = memory().region(memory_mode::write_through).data();
+    if (wt == memory().region(memory_mode::cached).data()) return region_kind::cached;
+    if (wt == memory().region(memory_mode::non_cached).data()) return region_kind::non_cached;
+    return region_kind::write_through;
 }
 
 /// The allocators, on the home core only (a taco::core_local there).
@@ -65,15 +75,23 @@ public:
     home_allocators()
         : cached_(span_of(memory().region(memory_mode::cached))),
           non_cached_(span_of(memory().region(memory_mode::non_cached))),
+          write_through_(write_through_kind() == region_kind::write_through
+                             ? span_of(memory().region(memory_mode::write_through))
+                             : range_allocator{nullptr, 0}),
           private_(span_of(memory().private_region())) {}
 
     range_allocator& of(region_kind k) noexcept {
-        return k == region_kind::cached ? cached_ : k == region_kind::non_cached ? non_cached_ : private_;
+        switch (k) {
+        case region_kind::cached: return cached_;
+        case region_kind::non_cached: return non_cached_;
+        case region_kind::write_through: return write_through_;
+        default: return private_;
+        }
     }
 
 private:
     static range_allocator span_of(std::span<std::byte> s) { return {s.data(), s.size()}; }
-    range_allocator cached_, non_cached_, private_;
+    range_allocator cached_, non_cached_, write_through_, private_;
 };
 
 inline address home_allocate(region_kind k, std::size_t bytes, std::size_t align) {
@@ -89,13 +107,11 @@ auto at_home(F f, A... args) {
     return taco::detail::call_on(home_core, f, args...);
 }
 
-/// Shared modes map to the region the platform backs them with (POSIX
-/// backs write-through with non-cached memory).
+/// Shared modes map to the region the platform backs them with.
 inline region_kind kind_of(memory_mode m) {
     if (m == memory_mode::cached) return region_kind::cached;
     if (m == memory_mode::non_cached) return region_kind::non_cached;
-    return memory().region(m).data() == memory().region(memory_mode::cached).data() ? region_kind::cached
-                                                                                    : region_kind::non_cached;
+    return write_through_kind();
 }
 
 inline void* allocate_in(region_kind k, std::size_t bytes, std::size_t align) {
@@ -105,9 +121,10 @@ inline void* allocate_in(region_kind k, std::size_t bytes, std::size_t align) {
     throw out_of_memory("mesh: out of " + std::string(region_name(k)) + ": asked for " + std::to_string(bytes) +
                         " bytes, the largest free block has " + std::to_string(at_home(&home_largest_free, k)) +
                         " (raise the platform's reservation, e.g. tacomesh::posix::config::" +
-                        (k == region_kind::cached       ? "cached_bytes"
-                         : k == region_kind::non_cached ? "non_cached_bytes"
-                                                        : "private_bytes") +
+                        (k == region_kind::cached          ? "cached_bytes"
+                         : k == region_kind::non_cached    ? "non_cached_bytes"
+                         : k == region_kind::write_through ? "write_through_bytes"
+                                                           : "private_bytes") +
                         ")");
 }
 

@@ -136,3 +136,19 @@ TEST_CASE("SCC channels: many senders, in order per source, on 6 emulated cores 
     for (auto& t : threads) t.join();
     for (core_index c = 0; c < cores; ++c) CHECK(in_order[c] == 1);
 }
+
+TEST_CASE("SCC channels: a poll at 48 cores reads the senders' flags, then only the slots whose flag moved",
+          "[scc][channel][cost]") {
+    emu::chip chip(48);
+    emu::hardware receiver_hw(chip, 0), sender_hw(chip, 47);
+    channels receiver(receiver_hw), sender(sender_hw);
+    const auto& costs = chip.costs();
+    std::uint64_t before = receiver_hw.cycles();
+    CHECK(receive(receiver).empty());
+    // CL1INVMB and the two flag lines: not a header line per sender (48 x 82 cycles).
+    CHECK(receiver_hw.cycles() - before == costs.cl1invmb + 2 * costs.mpb_line_read);
+    REQUIRE(send(sender, 0, 42));
+    before = receiver_hw.cycles();
+    CHECK(receive(receiver) == std::vector<std::uint64_t>{42}); // found through core 47's flag
+    CHECK(receiver_hw.cycles() - before < 10 * costs.mpb_line_read);
+}

@@ -46,6 +46,8 @@ struct cluster_options {
     double effort = 1; ///< multilevel: more rounds on small graphs (see ensemble_search.hpp)
     /// Called on core 0 as the search goes: (steps, Q, clusters).
     std::function<void(std::uint64_t, double, vertex)> progress;
+    /// Greedy: a clock of the platform's read around the steps (greedy_params::ticks).
+    std::uint64_t (*ticks)() = nullptr;
 };
 
 struct cluster_result {
@@ -54,6 +56,7 @@ struct cluster_result {
     std::uint64_t steps = 0; ///< greedy: moves; multilevel: ensemble rounds
     bool converged = false;
     double seconds = 0; ///< the clustering alone, without starting cores or building the shared graph
+    std::uint64_t ticks = 0; ///< greedy: the steps on cluster_options::ticks
     std::vector<cluster> assignment;
     bool oversubscribed = false; ///< more cores than CPUs
 };
@@ -69,6 +72,29 @@ inline void check(const cluster_options& o) {
             "(coherent memory) or a controller (broadcast, overlapped, timestamp)");
 }
 
+/// As cluster_graph, on the platform `cfg` names, with its cores
+/// (o.cores and o.platform are not read): the same algorithms and variants
+/// on any platform, e.g. the emulated SCC (platforms/scc/bench).
+template <class Config>
+cluster_result cluster_graph_on(const Config& cfg, const graph_data& g, const cluster_options& o) {
+    cluster_result out;
+    taco::run(cfg, [&] {
+        with_variant(o.controller, o.maps, [&]<map_memory G, map_memory M, class C>() {
+            if (o.algo == algorithm::greedy) {
+                greedy_params p{.max_steps = o.max_steps, .progress = o.progress, .ticks = o.ticks};
+                greedy_result r = greedy_search<G, M, C>(g, p);
+                out = {r.modularity, r.clusters, r.steps, r.converged, r.seconds, r.ticks, std::move(r.assignment)};
+            } else {
+                ensemble_params p{.seed = o.seed, .effort = o.effort, .progress = o.progress};
+                ensemble_result r = ensemble_search<G, M, C>(g, p);
+                out = {r.modularity, r.clusters, r.rounds, true, r.seconds, 0, std::move(r.assignment)};
+            }
+        });
+    });
+    compact(out.assignment); // ids 0..k-1 in the order of each cluster's first vertex
+    return out;
+}
+
 inline cluster_result cluster_graph(const graph_data& g, const cluster_options& o) {
     check(o);
     tacomesh::posix::run_report report;
@@ -76,21 +102,7 @@ inline cluster_result cluster_graph(const graph_data& g, const cluster_options& 
     // More cores than CPUs: waiting cores must sleep, or they steal the CPU
     // from the one computing.
     if (o.cores > std::thread::hardware_concurrency()) cfg.idle = tacomesh::posix::idle_policy::sleep;
-    cluster_result out;
-    taco::run(cfg, [&] {
-        with_variant(o.controller, o.maps, [&]<map_memory G, map_memory M, class C>() {
-            if (o.algo == algorithm::greedy) {
-                greedy_params p{.max_steps = o.max_steps, .progress = o.progress};
-                greedy_result r = greedy_search<G, M, C>(g, p);
-                out = {r.modularity, r.clusters, r.steps, r.converged, r.seconds, std::move(r.assignment)};
-            } else {
-                ensemble_params p{.seed = o.seed, .effort = o.effort, .progress = o.progress};
-                ensemble_result r = ensemble_search<G, M, C>(g, p);
-                out = {r.modularity, r.clusters, r.rounds, true, r.seconds, std::move(r.assignment)};
-            }
-        });
-    });
-    compact(out.assignment); // ids 0..k-1 in the order of each cluster's first vertex
+    cluster_result out = cluster_graph_on(cfg, g, o);
     out.oversubscribed = report.oversubscribed;
     return out;
 }

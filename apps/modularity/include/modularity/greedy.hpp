@@ -145,6 +145,9 @@ struct greedy_params {
     double min_gain = 1e-12;
     /// Called on core 0 after each step: (steps so far, Q, clusters).
     std::function<void(std::uint64_t, double, vertex)> progress;
+    /// A clock of the platform's, read where `seconds` starts and ends (the
+    /// emulated SCC's modelled cycles: tacomesh::scc::emulated::cycles).
+    std::uint64_t (*ticks)() = nullptr;
 };
 
 struct greedy_result {
@@ -154,6 +157,7 @@ struct greedy_result {
     std::uint64_t steps = 0;
     bool converged = false;     ///< stopped because no move gained enough (not max_steps)
     double seconds = 0;         ///< the search steps alone (as the paper measured)
+    std::uint64_t ticks = 0;    ///< the same steps on greedy_params::ticks
     std::vector<cluster> assignment; ///< cluster per vertex, ids as the search left them
 };
 
@@ -236,6 +240,7 @@ greedy_result greedy_search(const graph_data& data, const greedy_params& params)
     gain_scan check(n);
     r.tracked = modularity_of(mesh::read(graph), [&, c = mesh::read(clustering)](vertex v) { return c.of(v); });
     const auto t0 = std::chrono::steady_clock::now();
+    const std::uint64_t ticks0 = params.ticks ? params.ticks() : 0;
     for (;;) {
         if (params.max_steps && r.steps == params.max_steps) break;
         const best_move m = taco::reduce(group, taco::m2f(&worker::best), best_of{}).get();
@@ -263,6 +268,7 @@ greedy_result greedy_search(const graph_data& data, const greedy_params& params)
         if (params.progress) params.progress(r.steps, r.tracked, mesh::read(clustering).count());
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (params.ticks) r.ticks = params.ticks() - ticks0;
 
     {
         const auto c = mesh::read(clustering);

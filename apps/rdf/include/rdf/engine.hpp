@@ -6,10 +6,12 @@
 //
 //   rdf::engine_options o{.cores = 2, .platform = rdf::execution_mode::processes};
 //   rdf::with_cluster(store, o, [&](rdf::rdf_cluster& c) { answer = c.run_split(text); });
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 
 #include <tacomesh/posix.hpp>
 #include <rdf/parallel.hpp>
@@ -30,6 +32,19 @@ struct engine_report {
     bool oversubscribed = false; ///< more cores than CPUs
 };
 
+/// As with_cluster, on the platform `cfg` names, with its cores: the same
+/// cluster on any platform, e.g. the emulated SCC (platforms/scc/bench).
+template <class Config, class F>
+void with_cluster_on(Config cfg, store& s, F&& fn) {
+    // The store's parts live in MESH's cached shared memory: reserve enough
+    // for them (a view each on core processes), with room to grow.
+    cfg.cached_bytes = std::max(cfg.cached_bytes, 4 * (s.bytes() + (std::size_t(64) << 20)));
+    taco::run(cfg, [&] {
+        rdf_cluster c(s);
+        fn(c);
+    });
+}
+
 /// Run fn(rdf_cluster&) on core 0 of freshly started cores. `s` is what the
 /// cluster shares; fn may change it and call publish().
 template <class F>
@@ -41,13 +56,7 @@ engine_report with_cluster(store& s, const engine_options& o, F&& fn) {
     // More cores than CPUs: waiting cores must sleep, or they steal the CPU
     // from the ones computing.
     if (o.cores > std::thread::hardware_concurrency()) cfg.idle = tacomesh::posix::idle_policy::sleep;
-    // The store's parts live in MESH's cached shared memory: reserve enough
-    // for them (a view each on core processes), with room to grow.
-    cfg.cached_bytes = std::max(cfg.cached_bytes, 4 * (s.bytes() + (std::size_t(64) << 20)));
-    taco::run(cfg, [&] {
-        rdf_cluster c(s);
-        fn(c);
-    });
+    with_cluster_on(cfg, s, std::forward<F>(fn));
     return {report.oversubscribed};
 }
 

@@ -13,11 +13,21 @@
 // acknowledgement words); until then try_acquire fails and the runtime
 // keeps the message (never dropped). In order per source follows.
 //
+// A poll must not read a header line per sender: at 48 cores that is 48
+// MPB reads (some 4 000 cycles) per look, and a reduce over the chip looks
+// at every level of its tree. So each receiver's MPB also holds a flag
+// byte per sender, the low byte of the last sequence number it published
+// there (48 bytes, two lines); a poll reads those and then only the slots
+// of senders whose flag moved. A sender is never 256 messages ahead of the
+// receiver (depth <= 32), so a byte tells.
+//
 // The SCC's rules, each where it bites:
-//  - publish writes the payload lines first and the header line last, as
+//  - publish writes the payload lines first, the header line next, as
 //    whole lines: a whole line leaves the write-combine buffer at once, and
 //    the header store pushes out a partial last payload line, so the
-//    receiver can never see a header before its payload;
+//    receiver can never see a header before its payload; the flag comes
+//    last, a partial line written with its byte mask (the MPB keeps the
+//    other senders' bytes of it), pushed out by flush_wcb();
 //  - poll and try_acquire run CL1INVMB before reading what other cores
 //    wrote (headers, acknowledgements): MPBT lines are cached in L1 and
 //    would otherwise be read stale for ever;
@@ -47,8 +57,11 @@ public:
     /// Acknowledgements: a 4-byte word per receiver, below the reserved last line.
     static constexpr std::size_t ack_bytes = max_cores * sizeof(std::uint32_t);
     static constexpr std::size_t ack_offset = mpb_flush_line - ack_bytes;
-    static_assert(ack_offset % line_bytes == 0 && max_cores * slot_bytes <= ack_offset,
-                  "a slot per sender for 48 cores, their acknowledgements and the flush line fit in 8 KB");
+    /// Flags: a byte per sender, below the acknowledgements.
+    static constexpr std::size_t flag_bytes = (max_cores + line_bytes - 1) / line_bytes * line_bytes;
+    static constexpr std::size_t flag_offset = ack_offset - flag_bytes;
+    static_assert(flag_offset % line_bytes == 0 && max_cores * slot_bytes <= flag_offset,
+                  "a slot per sender for 48 cores, the flags, the acknowledgements and the flush line fit in 8 KB");
     static constexpr std::uint32_t max_depth = 32;
 
     explicit mpb_channels(H& hw, mpb_channel_options o = {})
@@ -58,7 +71,7 @@ public:
     /// Messages a sender may have in one receiver's MPB at once.
     std::uint32_t depth() const noexcept { return depth_; }
     static constexpr std::uint32_t slots_per_sender(core_index cores) noexcept {
-        const std::size_t d = ack_offset / (std::size_t(cores) * slot_bytes);
+        const std::size_t d = flag_offset / (std::size_t(cores) * slot_bytes);
         return std::uint32_t(d < 1 ? 1 : d > max_depth ? max_depth : d);
     }
 
@@ -81,7 +94,10 @@ public:
         const std::size_t lines = (length + line_bytes - 1) / line_bytes;
         hw_.mpb_store(dest, slot + line_bytes, staging_.data(), lines * line_bytes); // whole lines
         header h{++sent_[dest], std::uint32_t(length), {}};
-        hw_.mpb_store(dest, slot, &h, sizeof h); // last, whole: pushes the payload out before it
+        hw_.mpb_store(dest, slot, &h, sizeof h); // whole: pushes the payload out before it
+        const auto flag = std::uint8_t(h.seq);
+        hw_.mpb_store(dest, flag_offset + hw_.core(), &flag, 1);
+        hw_.flush_wcb(); // a partial line: out now, or the receiver never looks at the slot
     }
 
     /// Run `handler(bytes, length, source)` on each newly arrived message,
@@ -92,8 +108,11 @@ public:
     std::size_t poll(Handler&& handler) {
         if (o_.invalidate) hw_.cl1invmb();
         const core_index me = hw_.core();
+        std::array<std::uint8_t, flag_bytes> flags;
+        hw_.mpb_load(me, flag_offset, flags.data(), hw_.core_count());
         std::size_t ran = 0;
-        for (core_index src = 0; src < hw_.core_count(); ++src)
+        for (core_index src = 0; src < hw_.core_count(); ++src) {
+            if (flags[src] == std::uint8_t(received_[src])) continue; // nothing new published by src
             for (std::uint32_t taken = 0; taken < depth_; ++taken) {
                 const std::uint32_t next = received_[src] + 1;
                 const std::size_t slot = slot_offset(src, received_[src] % depth_);
@@ -110,6 +129,7 @@ public:
                 handler(copy.data(), length, src);
                 ++ran;
             }
+        }
         return ran;
     }
 

@@ -40,14 +40,18 @@ struct memory_line {
         }
     }
     /// Write the bytes `mask` selects (bit i: byte i), at modelled cycle `at`.
+    /// The others stay as they are, whoever writes them meanwhile (the
+    /// mesh's byte enables: senders share a line of flags).
     void write(const std::byte* in, std::uint32_t mask, std::uint64_t at) noexcept {
         for (std::size_t w = 0; w < words.size(); ++w) {
             const std::uint32_t m = mask >> (w * 4) & 0xf;
             if (!m) continue;
-            std::uint32_t v = words[w].load(std::memory_order_relaxed);
+            std::uint32_t keep = 0, bits = 0;
             for (std::size_t b = 0; b < 4; ++b)
-                if (m >> b & 1) v = (v & ~(0xffu << (8 * b))) | std::uint32_t(in[w * 4 + b]) << (8 * b);
-            words[w].store(v, std::memory_order_relaxed);
+                if (m >> b & 1) bits |= std::uint32_t(in[w * 4 + b]) << (8 * b);
+                else keep |= 0xffu << (8 * b);
+            std::uint32_t v = words[w].load(std::memory_order_relaxed);
+            while (!words[w].compare_exchange_weak(v, (v & keep) | bits, std::memory_order_relaxed)) {}
         }
         // Release: a reader that sees this cycle sees these words.
         std::uint64_t prev = ready_at.load(std::memory_order_relaxed);

@@ -21,12 +21,21 @@ struct cost_model {
     std::uint64_t flush_call = 7500;
     std::uint64_t flush_read = 71;
     std::uint64_t dirty_write_back = 80;
-    // CCI paper, section V: an inter-core interrupt arrives about 2 000
-    // cycles after it is raised (a round trip with sleeping cores is about
-    // 3 000 against 2 000 polling).
-    std::uint64_t interrupt_latency = 2000;
+    // CCI paper, section V: a round trip is about 2 000 cycles polling and
+    // 3 000 with hlt-based sleeping and an interrupt after each message;
+    // handling one interrupt takes about 450 (its register write 60-90):
+    // 500 from the sender's write to the woken receiver reading it.
+    std::uint64_t interrupt_latency = 500;
     std::uint64_t register_access = 82; ///< a tile register (LOCK, GLCFG, LUT) over the mesh, like an MPB read
     std::uint64_t cl1invmb = 4;         ///< one instruction: the L1 drops its MPBT lines
+    /// The instructions between hardware operations (the runtime's and the
+    /// program's) are measured as host thread CPU time and charged at this
+    /// many cycles per host nanosecond. 0.8: as if the P54C ran the host's
+    /// instruction stream at its 800 MHz clock, which flatters it (an
+    /// in-order P54C does several times less per cycle): communication then
+    /// weighs more against computation than on the chip. 0: count hardware
+    /// operations only.
+    double compute_cycles_per_ns = 0.8;
 };
 
 } // namespace tacomesh::scc::emulated

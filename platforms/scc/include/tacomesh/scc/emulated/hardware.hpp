@@ -60,6 +60,10 @@ public:
             if (!l.valid) {
                 std::uint64_t ready = 0;
                 chip_->mpb_line(c, line_off).read(l.data.data(), ready);
+                if (asleep_ && ready > cycles_) { // the line's writer raised our interrupt
+                    cycles_ = ready + costs_.interrupt_latency;
+                    asleep_ = false;
+                }
                 cycles_ = std::max(cycles_, ready) + costs_.mpb_line_read;
                 l.valid = true;
                 in_l1_.push_back(line);
@@ -180,6 +184,16 @@ public:
     std::uint64_t cycles() const noexcept { return cycles_; }
     /// A wait since cycle `t` that found nothing: not counted (see the top).
     void idle_since(std::uint64_t t) noexcept { cycles_ = std::min(cycles_, t); }
+    /// Instructions the core ran between hardware operations (the platform
+    /// measures them, platform.hpp): the chip's TSC counts them too.
+    void elapse(std::uint64_t c) noexcept { cycles_ += c; }
+    /// While set, an MPB line read that has to wait for its writer is
+    /// taken to wake this core from hlt: it costs the interrupt's latency
+    /// from the write, once. For a scan by a core with nothing else to do,
+    /// which on the chip would sleep until the sender's interrupt: its
+    /// cycles then do not depend on whether the host thread had got to
+    /// hlt before the message came.
+    void sleeping(bool on) noexcept { asleep_ = on; }
 
 private:
     static constexpr std::size_t mpb_lines_per_core = mpb_bytes_per_core / line_bytes;
@@ -275,6 +289,7 @@ private:
     std::vector<std::uint8_t> plru_;
     std::vector<bool> flush_area_ = std::vector<bool>(l2_sets); ///< per set: the area its last flush read
     std::uint64_t cycles_ = 0;
+    bool asleep_ = false;
 };
 
 static_assert(scc::hardware<hardware>);

@@ -15,9 +15,15 @@
 // cycles, while the staleness of each mechanism is shown at the hardware
 // level (tests/test_emulation.cpp, test_mpb_channel.cpp).
 //
-// Each core's modelled cycles are kept (config.report): hardware
-// operations only, the runtime's own instructions are not counted (the
-// README compares with the papers' figures, which include them).
+// Each core's clock (config.report, cycles()) counts modelled cycles: the
+// hardware operations at their cost (cost_model.hpp), and the instructions
+// between them, measured as the core thread's host CPU time
+// (cost_model::compute_cycles_per_ns). Waiting is not counted: a poll that
+// found nothing and the host time spent in pause() or idle() leave the
+// clock where it was, and a message read moves it to the cycle the message
+// arrived. So the clock is what the core would show on the chip, whatever
+// the host's two CPUs did with 48 core threads (oversubscribed).
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -31,6 +37,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <time.h>
 
 #include <taco/core_id.hpp>
 #include <taco/platform/memory_endpoint.hpp>
@@ -65,14 +73,50 @@ struct config {
     run_report* report = nullptr;
 };
 
-namespace detail {
-inline thread_local const emulated::hardware* this_core = nullptr;
-} // namespace detail
-
-/// The calling core's modelled cycles so far (0 outside an emulated core).
-inline std::uint64_t cycles() noexcept { return detail::this_core ? detail::this_core->cycles() : 0; }
+class endpoint;
 
 namespace detail {
+
+inline thread_local endpoint* this_core = nullptr;
+
+/// The calling thread's CPU time: what its emulated core computed, however
+/// long the host kept it off a CPU.
+class compute_clock {
+public:
+    explicit compute_clock(double cycles_per_ns) : scale_(cycles_per_ns), last_(now()) {}
+    /// Cycles computed since the last take() or skip(), less the reading
+    /// itself (a system call: the emulation's cost, not the core's).
+    std::uint64_t take() noexcept {
+        if (scale_ == 0) return 0;
+        const std::int64_t t = now(), d = t - last_ - reading_cost();
+        last_ = t;
+        return d > 0 ? std::uint64_t(double(d) * scale_) : 0;
+    }
+    /// The time since the last take() was spent waiting: not counted.
+    void skip() noexcept {
+        if (scale_ != 0) last_ = now();
+    }
+
+private:
+    static std::int64_t now() noexcept {
+        timespec ts{};
+        ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+    }
+    static std::int64_t reading_cost() noexcept {
+        static const std::int64_t cost = [] {
+            std::int64_t least = 1'000'000;
+            for (int i = 0; i < 64; ++i) {
+                const std::int64_t a = now();
+                least = std::min(least, now() - a);
+            }
+            return least;
+        }();
+        return cost;
+    }
+    double scale_;
+    std::int64_t last_;
+};
 
 /// One region of host memory, page-aligned, untouched until used.
 class host_region {
@@ -121,19 +165,27 @@ struct run_state {
 /// One core (satisfies taco::channel_endpoint and taco::memory_endpoint).
 class endpoint {
 public:
-    endpoint(detail::run_state& s, taco::core_id id) : s_(s), hw_(s.chip, id), channels_(hw_) {}
+    endpoint(detail::run_state& s, taco::core_id id)
+        : s_(s), hw_(s.chip, id), channels_(hw_), compute_(s.cfg.costs.compute_cycles_per_ns) {}
 
     taco::core_id id() const noexcept { return hw_.core(); }
     taco::core_id core_count() const noexcept { return hw_.core_count(); }
     emulated::hardware& hardware() noexcept { return hw_; }
 
+    /// This core's clock: modelled cycles so far, computation included.
+    std::uint64_t cycles() noexcept {
+        hw_.elapse(compute_.take());
+        return hw_.cycles();
+    }
     std::byte* try_acquire(taco::core_id dest) {
+        const emulating here(*this);
         const std::uint64_t t = hw_.cycles();
         std::byte* room = channels_.try_acquire(dest);
         if (!room) hw_.idle_since(t); // waiting for the receiver is not work
         return room;
     }
     void publish(taco::core_id dest, std::size_t length) {
+        const emulating here(*this);
         channels_.publish(dest, length);
         // Before the interrupt: a core it wakes finds the doorbell rung.
         s_.doorbell[dest].fetch_add(1, std::memory_order_release);
@@ -143,21 +195,42 @@ public:
     std::size_t poll(Handler&& handle) {
         const std::uint64_t rung = s_.doorbell[id()].load(std::memory_order_acquire);
         if (rung == quiet_at_) return 0;
+        const emulating here(*this);
         const std::uint64_t t = hw_.cycles();
-        const std::size_t n = channels_.poll([&](std::byte* m, std::size_t, core_index) { handle(m); });
+        // Halting: a message that comes after this core's clock found it
+        // asleep (see hardware::sleeping).
+        hw_.sleeping(s_.cfg.idle == idle_mode::halt);
+        const std::size_t n = channels_.poll([&](std::byte* m, std::size_t, core_index) {
+            hw_.sleeping(false);
+            compute_.skip();
+            handle(m); // the invocation: the core's work
+            hw_.elapse(compute_.take());
+        });
+        hw_.sleeping(false);
         if (n == 0) {
             hw_.idle_since(t);
             quiet_at_ = rung; // nothing new up to this ring
         }
         return n;
     }
+    // Both come after a round that found nothing to do: the CPU time since
+    // the clock last read it is the idle loop's, and so is what the host
+    // spends here.
     void idle(std::chrono::nanoseconds limit) {
         if (s_.cfg.idle == idle_mode::poll) return pause();
-        const double cycles = limit == std::chrono::nanoseconds::max() ? 8e11 : double(limit.count()) * 0.8;
-        hw_.halt(std::uint64_t(cycles));
-        hw_.take_interrupt(); // the clock moves to the interrupt's arrival; poll finds its message
+        const double wait = limit == std::chrono::nanoseconds::max() ? 8e11 : double(limit.count()) * 0.8;
+        hw_.halt(std::uint64_t(wait));
+        // The interrupt is taken here but its cycles are counted where the
+        // message is read (poll): the same whether or not this host thread
+        // got to hlt before the message came.
+        std::uint64_t raised = 0;
+        (void)s_.chip.take(id(), raised);
+        compute_.skip();
     }
-    void pause() { std::this_thread::yield(); }
+    void pause() {
+        std::this_thread::yield();
+        compute_.skip();
+    }
     // No interrupt here: a polling core sees the flag at its next
     // scheduling point, and a halting one was woken by publish's.
     void signal_urgent(taco::core_id dest) noexcept { s_.urgent[dest].store(true, std::memory_order_release); }
@@ -176,23 +249,50 @@ public:
     std::span<std::byte> private_region() const noexcept { return {s_.privates.data(), s_.private_stride}; }
     std::ptrdiff_t private_offset() const noexcept { return std::ptrdiff_t(id()) * std::ptrdiff_t(s_.private_stride); }
     void invalidate(const void* p, std::size_t n) {
+        const emulating here(*this);
         if (s_.cached.contains(p)) hw_.flush_l2_range(std::size_t(static_cast<const std::byte*>(p) - s_.cached.data()), n);
         else if (s_.write_through.contains(p)) hw_.cl1invmb();
         std::atomic_thread_fence(std::memory_order_acquire);
     }
     void write_back(const void* p, std::size_t n) {
+        const emulating here(*this);
         std::atomic_thread_fence(std::memory_order_release);
         if (s_.cached.contains(p)) hw_.flush_l2_range(std::size_t(static_cast<const std::byte*>(p) - s_.cached.data()), n);
-        else if (s_.write_through.contains(p)) hw_.flush_wcb();
+        else if (s_.write_through.contains(p)) {
+            // The program's stores to MPBT+WT memory are host stores here,
+            // not emulated ones: what the chip's WCB would have sent on to
+            // DRAM for them, a line write each, is charged now.
+            const auto at = reinterpret_cast<std::uintptr_t>(p);
+            hw_.elapse(((at + n + line_bytes - 1) / line_bytes - at / line_bytes) * s_.cfg.costs.dram_line_write);
+            hw_.flush_wcb();
+        }
     }
     bool coherent() const noexcept { return false; }
 
 private:
+    /// Around each operation of the emulated hardware: what the core
+    /// computed before it is counted (so that a wait for another core's
+    /// write, a max with the cycle it arrived, starts from the right
+    /// cycle), and the host's time emulating it is not: the operation's
+    /// modelled cost stands for it. (The channel protocol's own few
+    /// instructions go uncounted with it.)
+    struct emulating {
+        explicit emulating(endpoint& e) : e_(e) { e.hw_.elapse(e.compute_.take()); }
+        ~emulating() { e_.compute_.skip(); }
+        emulating(const emulating&) = delete;
+        emulating& operator=(const emulating&) = delete;
+        endpoint& e_;
+    };
+
     detail::run_state& s_;
     emulated::hardware hw_;
     mpb_channels<emulated::hardware> channels_;
     std::uint64_t quiet_at_ = ~std::uint64_t(0); ///< the doorbell when a scan last found nothing
+    detail::compute_clock compute_;
 };
+
+/// The calling core's modelled cycles so far (0 outside an emulated core).
+inline std::uint64_t cycles() noexcept { return detail::this_core ? detail::this_core->cycles() : 0; }
 
 /// The emulated SCC platform (satisfies taco::platform).
 class platform {
@@ -211,12 +311,12 @@ public:
         detail::run_state s(c);
         auto core_main = [&](taco::core_id id) {
             endpoint ep(s, id);
-            detail::this_core = &ep.hardware();
+            detail::this_core = &ep;
             struct leave {
                 ~leave() { detail::this_core = nullptr; }
             } on_exit;
             entry(ep, arg);
-            s.cycles[id] = ep.hardware().cycles();
+            s.cycles[id] = ep.cycles();
         };
         std::vector<std::thread> threads;
         std::vector<std::exception_ptr> errors(c.cores);

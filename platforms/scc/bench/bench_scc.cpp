@@ -1,0 +1,137 @@
+// TACO on the emulated SCC, in modelled cycles of the chip (cost_model.hpp),
+// beside the papers' measurements (platforms/scc/README.md has the table):
+//
+//   round_trip/{poll,halt}/{hardware,with_compute}
+//                                   a sync call to the neighbouring core (CCI paper: ~2 000 / ~3 000)
+//   reduce/{poll,halt}/{hardware,with_compute}/cores:N
+//                                   a reduce over one member per core, N = 2..48
+//                                   (CCI paper, Figure 4: 11 000 polling / 14 000 with interrupts at 48)
+//
+// hardware: the chip's operations alone (deterministic); with_compute: plus
+// the runtime's instructions, as host CPU time at the chip's clock
+// (cost_model::compute_cycles_per_ns), which carries the host's noise.
+//   flush/{page,whole}              the L2 flush routine over a 4 KB page / the whole cache
+//                                   (MESH paper: 47 100 / 582 000)
+//
+// The benchmark's time is host time and means nothing here; the counters
+// modelled_cycles (and paper_cycles where the papers give a figure) are the
+// result. Cores above the host's CPUs are oversubscribed (labelled); the
+// modelled cycles do not depend on it (platform.hpp).
+//   (BENCH_SMOKE=1: fewer rounds, up to 8 cores)
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <mesh/mesh.hpp>
+#include <taco/taco.hpp>
+#include <tacomesh/scc/emulated/platform.hpp>
+
+namespace scc = tacomesh::scc::emulated;
+
+namespace {
+
+const bool smoke = std::getenv("BENCH_SMOKE") != nullptr;
+
+const char* name(scc::idle_mode m) { return m == scc::idle_mode::poll ? "poll" : "halt"; }
+
+scc::config chip(taco::core_id cores, scc::idle_mode idle, bool compute) {
+    scc::config c{.cores = cores, .idle = idle};
+    if (!compute) c.costs.compute_cycles_per_ns = 0;
+    return c;
+}
+
+void label(benchmark::State& state, taco::core_id cores) {
+    state.counters["cores"] = cores;
+    if (cores > std::thread::hardware_concurrency())
+        state.SetLabel("oversubscribed: " + std::to_string(cores) + " emulated cores on " +
+                       std::to_string(std::thread::hardware_concurrency()) + " CPUs");
+}
+
+std::uint32_t whoami() { return taco::this_core(); }
+
+void round_trip(benchmark::State& state, scc::idle_mode idle, bool compute) {
+    label(state, 2);
+    const int rounds = smoke ? 20 : 1000;
+    std::uint64_t per_call = 0;
+    for (auto _ : state)
+        taco::run(chip(2, idle, compute), [&] {
+            (void)taco::sync(1, &whoami); // the channels' lines in place
+            const std::uint64_t before = scc::cycles();
+            for (int i = 0; i < rounds; ++i) (void)taco::sync(1, &whoami);
+            per_call = (scc::cycles() - before) / std::uint64_t(rounds);
+        });
+    state.counters["modelled_cycles"] = double(per_call);
+    state.counters["paper_cycles"] = idle == scc::idle_mode::poll ? 2000 : 3000;
+}
+
+struct member {
+    long value() const { return long(taco::this_core()) + 1; }
+};
+
+void reduce(benchmark::State& state, scc::idle_mode idle, bool compute, taco::core_id cores) {
+    label(state, cores);
+    const int rounds = smoke ? 5 : 100;
+    std::uint64_t per_reduce = 0;
+    long wrong = 0;
+    for (auto _ : state)
+        taco::run(chip(cores, idle, compute), [&] {
+            std::vector<taco::global_ptr<member>> members;
+            for (taco::core_id c = 0; c < cores; ++c) members.push_back(taco::new_on<member>(c).get());
+            auto g = taco::make_group(std::span<const taco::global_ptr<member>>(members));
+            auto once = [&] {
+                taco::future<long> sum;
+                taco::reduce(g, taco::m2f(&member::value), std::plus<long>{}, sum);
+                wrong += sum.get() != long(cores) * long(cores + 1) / 2;
+            };
+            once(); // every channel on the tree used once
+            const std::uint64_t before = scc::cycles();
+            for (int i = 0; i < rounds; ++i) once();
+            per_reduce = (scc::cycles() - before) / std::uint64_t(rounds);
+            taco::destroy_group(g);
+            for (auto m : members) taco::delete_on(m);
+        });
+    if (wrong) state.SkipWithError("a reduce gave the wrong sum");
+    state.counters["modelled_cycles"] = double(per_reduce);
+    if (cores == 48) state.counters["paper_cycles"] = idle == scc::idle_mode::poll ? 11000 : 14000;
+}
+
+void flush(benchmark::State& state, bool whole) {
+    label(state, 1);
+    std::uint64_t spent = 0;
+    for (auto _ : state) {
+        scc::chip chip(1, std::size_t(1) << 20, {});
+        scc::hardware h(chip, 0);
+        const std::uint64_t before = h.cycles();
+        if (whole) h.flush_l2();
+        else h.flush_l2_range(0, 4096);
+        spent = h.cycles() - before;
+    }
+    state.counters["modelled_cycles"] = double(spent);
+    state.counters["paper_cycles"] = whole ? 582000 : 47100;
+}
+
+const bool registered = [] {
+    for (auto idle : {scc::idle_mode::poll, scc::idle_mode::halt})
+        for (bool compute : {false, true}) {
+            const std::string variant = std::string(name(idle)) + (compute ? "/with_compute" : "/hardware");
+            benchmark::RegisterBenchmark(("round_trip/" + variant).c_str(), round_trip, idle, compute)->Iterations(1);
+            for (taco::core_id cores : {2u, 4u, 8u, 16u, 32u, 48u}) {
+                if (smoke && cores > 8) continue;
+                benchmark::RegisterBenchmark(("reduce/" + variant + "/cores:" + std::to_string(cores)).c_str(), reduce,
+                                             idle, compute, cores)
+                    ->Iterations(1);
+            }
+        }
+    benchmark::RegisterBenchmark("flush/page", flush, false)->Iterations(1);
+    benchmark::RegisterBenchmark("flush/whole", flush, true)->Iterations(1);
+    return true;
+}();
+
+} // namespace
+
+BENCHMARK_MAIN();
