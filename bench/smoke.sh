@@ -202,6 +202,35 @@ bench_memory() {
 }
 if [[ -x $bin/bench_memory ]]; then step "bench_memory" bench_memory; else skip "bench_memory" "not built"; fi
 
+# The SCC backend on its emulated chip (platforms/scc/README.md): every
+# benchmark present with positive modelled cycles; the apps made the same
+# moves at every core count.
+scc=$build/platforms/scc/bench
+check_scc_json() {
+    python3 - "$@" <<'PY'
+import json, sys
+for path in sys.argv[1:]:
+    bench = json.load(open(path))["benchmarks"]
+    errors = [b["name"] for b in bench if b.get("error_occurred")]
+    bad = [b["name"] for b in bench if not b.get("modelled_cycles", 0) > 0]
+    qs = {}
+    for b in bench:
+        if "modularity" in b:
+            qs.setdefault(b["name"].split("/")[1], set()).add(round(b["modularity"], 12))
+    differing = [g for g, q in qs.items() if len(q) != 1]
+    if not bench or errors or bad or differing:
+        sys.exit(f"{path}: errors {errors}, no modelled cycles {bad}, differing Q {differing}")
+PY
+}
+bench_scc() {
+    limit "$scc/bench_scc" --benchmark_out="$tmp/scc.json" --benchmark_out_format=json >/dev/null &&
+        limit "$scc/bench_scc_apps" --benchmark_out="$tmp/scc_apps.json" --benchmark_out_format=json >/dev/null &&
+        check_scc_json "$tmp/scc.json" "$tmp/scc_apps.json" &&
+        python3 "$here/../platforms/scc/bench/scc_table.py" "$tmp/scc.json" "$tmp/scc_apps.json" >/dev/null
+}
+if [[ -x $scc/bench_scc && -x $scc/bench_scc_apps ]]; then step "bench_scc + bench_scc_apps (emulated SCC)" bench_scc
+else skip "bench_scc" "not built"; fi
+
 # The modularity app (apps/modularity/README.md): the paper's greedy
 # experiment (every variant present, same moves everywhere), the comparison
 # with the peers on two small graphs when igraph is there, and the plots,

@@ -9,15 +9,17 @@
 //       its first 500 moves on cond-mat (16 726 vertices), standing in for
 //       the paper's Patents graph (Figure 7, not among our data)
 //   rdf_task/lubm1/cores:N
-//       the RDF app's task-parallel model: the 14 LUBM queries x R handed
-//       out by the master's pool (RDF paper, Figure 1: 32.7 at 48 cores on LUBM)
+//       the RDF app's task-parallel model: the 14 LUBM queries x 10 handed
+//       out by a master to n - 1 workers (RDF paper, Figure 1: 32.7 at 48
+//       cores on LUBM)
 //
 // Counters: modelled_cycles of the timed part (the steps; the workload), and
 // speedup against the paper's baseline in the same run (1-core DCM +
 // Broadcast; 1 core). N = 1..48 emulated cores on this machine's CPUs:
 // oversubscribed, labelled. Computation is charged as host CPU time at the
-// chip's clock (cost_model::compute_cycles_per_ns); the README discusses
-// what that means for the curves.
+// chip's clock (cost_model::compute_cycles_per_ns, 0.8 per host ns);
+// SCC_COMPUTE_SCALE=k charges k times that, for a P54C k times slower than
+// this host per cycle. The README discusses what that does to the curves.
 //   (BENCH_SMOKE=1: a few moves and queries, up to 4 cores)
 #include <benchmark/benchmark.h>
 
@@ -40,8 +42,15 @@ namespace {
 
 const bool smoke = std::getenv("BENCH_SMOKE") != nullptr;
 
+scc::config chip(taco::core_id cores) {
+    scc::config c{.cores = cores};
+    if (const char* k = std::getenv("SCC_COMPUTE_SCALE")) c.costs.compute_cycles_per_ns *= std::atof(k);
+    return c;
+}
+
 void label(benchmark::State& state, taco::core_id cores) {
     state.counters["cores"] = cores;
+    state.counters["compute_scale"] = chip(1).costs.compute_cycles_per_ns / scc::cost_model{}.compute_cycles_per_ns;
     if (cores > std::thread::hardware_concurrency())
         state.SetLabel("oversubscribed: " + std::to_string(cores) + " emulated cores on " +
                        std::to_string(std::thread::hardware_concurrency()) + " CPUs");
@@ -76,7 +85,7 @@ void greedy(benchmark::State& state, std::string experiment, std::string file, s
     o.max_steps = smoke ? 5 : steps;
     o.ticks = &scc::cycles;
     modularity::cluster_result r;
-    for (auto _ : state) r = modularity::cluster_graph_on(scc::config{.cores = cores}, graph(file), o);
+    for (auto _ : state) r = modularity::cluster_graph_on(chip(cores), graph(file), o);
     state.counters["steps"] = double(r.steps);
     state.counters["modularity"] = r.modularity;
     report(state, experiment, maps == modularity::maps_kind::dcm && cores == 1, r.ticks);
@@ -110,10 +119,13 @@ void rdf_task(benchmark::State& state, taco::core_id cores) {
     const std::uint64_t repeat = smoke ? 1 : 10;
     std::uint64_t cycles = 0, done = 0;
     for (auto _ : state)
-        rdf::with_cluster_on(scc::config{.cores = cores}, lubm1(), [&](rdf::rdf_cluster& c) {
-            c.run_workload(lubm_queries(), 1); // every worker's first touch of the store
+        rdf::with_cluster_on(chip(cores), lubm1(), [&](rdf::rdf_cluster& c) {
+            // As the paper ran it: a master that hands out queries and n - 1
+            // workers (one core: the master answers them all).
+            const bool master_works = cores == 1;
+            c.run_workload(lubm_queries(), 1, master_works); // every worker's first touch of the store
             const std::uint64_t before = scc::cycles();
-            done = c.run_workload(lubm_queries(), repeat).queries;
+            done = c.run_workload(lubm_queries(), repeat, master_works).queries;
             cycles = scc::cycles() - before;
         });
     state.counters["queries"] = double(done);

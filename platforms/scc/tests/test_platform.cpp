@@ -3,8 +3,10 @@
 // cycles they cost modelled.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <thread>
 #include <vector>
 
 #include <mesh/mesh.hpp>
@@ -128,6 +130,31 @@ TEST_CASE("SCC emulation: the clock counts computation, so work split over 8 cor
     // On 2 CPUs, yet the modelled cores worked side by side (8x ideally;
     // the host's steal time inflates CPU time when both vCPUs are busy).
     CHECK(double(one) / double(eight) > 2.5);
+}
+
+namespace {
+/// Replies after 300 ms of host time asleep (long after the work below):
+/// no cycles of the emulated core.
+long reply_later() {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    return 1;
+}
+} // namespace
+
+TEST_CASE("SCC emulation: work between messages counts, also when the core idles afterwards", "[scc][platform][cost]") {
+    std::uint64_t spent = 0, sink = 0;
+    taco::run(scc::config{.cores = 2}, [&] {
+        taco::future<long> reply;
+        taco::async(1, taco::m2f(&reply_later), reply);
+        const std::uint64_t before = scc::cycles();
+        sink = crunch(20'000'000); // the program's own work: no message, no hardware operation
+        // Rounds with nothing to do until the reply: the idle ones must not
+        // take the work's cycles away.
+        (void)reply.get();
+        spent = scc::cycles() - before;
+    });
+    INFO(spent << " cycles (" << sink << ")");
+    CHECK(spent > 5'000'000); // 20 M rounds of the chain
 }
 
 TEST_CASE("SCC emulation: write-through memory is the MPBT+WT region, and a wt map's set costs a WCB flush, not the "

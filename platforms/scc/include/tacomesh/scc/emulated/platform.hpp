@@ -193,18 +193,24 @@ public:
     }
     template <class Handler>
     std::size_t poll(Handler&& handle) {
+        // What the core ran since its clock last counted (tasks of earlier
+        // rounds of the scheduler loop): counted before a round that finds
+        // nothing ends in pause() or idle(), which discard the rest.
+        hw_.elapse(compute_.take());
         const std::uint64_t rung = s_.doorbell[id()].load(std::memory_order_acquire);
         if (rung == quiet_at_) return 0;
         const emulating here(*this);
         const std::uint64_t t = hw_.cycles();
         // Halting: a message that comes after this core's clock found it
         // asleep (see hardware::sleeping).
-        hw_.sleeping(s_.cfg.idle == idle_mode::halt);
+        const bool halting = s_.cfg.idle == idle_mode::halt;
+        hw_.sleeping(halting);
         const std::size_t n = channels_.poll([&](std::byte* m, std::size_t, core_index) {
             hw_.sleeping(false);
             compute_.skip();
             handle(m); // the invocation: the core's work
             hw_.elapse(compute_.take());
+            hw_.sleeping(halting); // scanning on: a line still to come would find it asleep
         });
         hw_.sleeping(false);
         if (n == 0) {
@@ -213,9 +219,9 @@ public:
         }
         return n;
     }
-    // Both come after a round that found nothing to do: the CPU time since
-    // the clock last read it is the idle loop's, and so is what the host
-    // spends here.
+    // Both come after a round that found nothing to do, whose poll counted
+    // what ran before it: the CPU time since is the idle loop's, and so is
+    // what the host spends here.
     void idle(std::chrono::nanoseconds limit) {
         if (s_.cfg.idle == idle_mode::poll) return pause();
         const double wait = limit == std::chrono::nanoseconds::max() ? 8e11 : double(limit.count()) * 0.8;
