@@ -34,15 +34,7 @@ const bool smoke = std::getenv("BENCH_SMOKE") != nullptr;
 const std::string data = RDF_DATA;
 
 const std::vector<std::string>& queries() {
-    static const std::vector<std::string> q = [] {
-        std::vector<std::string> out;
-        for (int i = 1; i <= 14; ++i) {
-            char name[32];
-            std::snprintf(name, sizeof name, "/queries/q%02d.rq", i);
-            out.push_back(rdf::read_text_file(data + name));
-        }
-        return out;
-    }();
+    static const std::vector<std::string> q = rdf::lubm_queries(data);
     return q;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <rdf/execute.hpp>
+#include <rdf/lubm_scale.hpp>
 
 namespace rdf_test {
 
@@ -25,15 +26,7 @@ inline std::string slurp(const std::string& path) {
     return ss.str();
 }
 
-inline std::vector<std::string> lubm_queries() {
-    std::vector<std::string> q;
-    for (int i = 1; i <= 14; ++i) {
-        char name[32];
-        std::snprintf(name, sizeof name, "/queries/q%02d.rq", i);
-        q.push_back(slurp(data_dir + name));
-    }
-    return q;
-}
+inline std::vector<std::string> lubm_queries() { return rdf::lubm_queries(data_dir); }
 
 /// The rows of a table as sorted vectors (multiset comparison).
 inline std::vector<std::vector<rdf::term_id>> sorted_rows(const rdf::table& t) {

@@ -34,7 +34,7 @@
 #include <modularity/cluster.hpp>
 #include <modularity/graph_reader.hpp>
 #include <rdf/engine.hpp>
-#include <rdf/results.hpp>
+#include <rdf/lubm_scale.hpp>
 
 namespace scc = tacomesh::scc::emulated;
 
@@ -102,15 +102,7 @@ rdf::store& lubm1() {
     return s;
 }
 const std::vector<std::string>& lubm_queries() {
-    static const std::vector<std::string> q = [] {
-        std::vector<std::string> out;
-        for (int i = 1; i <= 14; ++i) {
-            char name[32];
-            std::snprintf(name, sizeof name, "/queries/q%02d.rq", i);
-            out.push_back(rdf::read_text_file(rdf_data + name));
-        }
-        return out;
-    }();
+    static const std::vector<std::string> q = rdf::lubm_queries(rdf_data);
     return q;
 }
 

@@ -2,7 +2,9 @@
 // One call from a store to parallel work on POSIX cores (threads or core
 // processes): starts the cores, builds the rdf_cluster (parallel.hpp) on
 // core 0, runs the caller's function with it, and returns on the calling
-// thread. The CLI, the tests and the benchmarks go through here.
+// thread. The CLI, the tests and the benchmarks go through here;
+// with_cluster_on does the same on another platform's cores (the emulated
+// SCC: platforms/scc/bench).
 //
 //   rdf::engine_options o{.cores = 2, .platform = rdf::execution_mode::processes};
 //   rdf::with_cluster(store, o, [&](rdf::rdf_cluster& c) { answer = c.run_split(text); });

@@ -4,9 +4,13 @@
 // departments, courses), while its references to other universities (where
 // degrees come from) stay. Queries over a whole class grow N-fold; those
 // naming University0's entities keep their answers. For the tests and
-// benchmarks that need more than LUBM(1).
+// benchmarks that need more than LUBM(1). And the 14 LUBM queries.
+#include <cstdio>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include <rdf/ntriples.hpp>
 
 namespace rdf {
 
@@ -27,6 +31,17 @@ inline std::string lubm_copies(std::string_view lubm1, unsigned n) {
             out.append(own ? std::string_view(renamed) : name);
         }
         out.append(lubm1.substr(at));
+    }
+    return out;
+}
+
+/// The LUBM queries Q1..Q14 as `dir`/queries/qNN.rq hold them.
+inline std::vector<std::string> lubm_queries(const std::string& dir) {
+    std::vector<std::string> out;
+    for (int i = 1; i <= 14; ++i) {
+        char name[32];
+        std::snprintf(name, sizeof name, "/queries/q%02d.rq", i);
+        out.push_back(read_text_file(dir + name));
     }
     return out;
 }
