@@ -199,7 +199,7 @@ public:
         hw_.elapse(compute_.take());
         const std::uint64_t rung = s_.doorbell[id()].load(std::memory_order_acquire);
         if (rung == quiet_at_) return 0;
-        const emulating here(*this);
+        const emulating here(*this, emulating::counted);
         const std::uint64_t t = hw_.cycles();
         // Halting: a message that comes after this core's clock found it
         // asleep (see hardware::sleeping).
@@ -283,7 +283,9 @@ private:
     /// modelled cost stands for it. (The channel protocol's own few
     /// instructions go uncounted with it.)
     struct emulating {
+        static constexpr struct counted_t {} counted{}; ///< the caller brought the clock up to date just now
         explicit emulating(endpoint& e) : e_(e) { e.hw_.elapse(e.compute_.take()); }
+        emulating(endpoint& e, counted_t) : e_(e) {}
         ~emulating() { e_.compute_.skip(); }
         emulating(const emulating&) = delete;
         emulating& operator=(const emulating&) = delete;
