@@ -485,11 +485,17 @@ TEST_CASE("yield: protothreads and coroutines interleave at their scheduling poi
 }
 
 namespace {
+// Set when busy_until_raised runs: the test sends the raise only then, or a
+// loaded host could deliver both messages in one poll, the plain raise
+// first (threads share this; the test runs in thread mode).
+std::atomic<bool> busy_started{false};
+
 struct alarm_clock {
     bool raised = false;
     void raise() { raised = true; }
     // A long-running activity that only checks for urgent invocations.
     long busy_until_raised(long max_ms) {
+        busy_started.store(true, std::memory_order_release);
         const auto end = taco::task_clock::now() + std::chrono::milliseconds(max_ms);
         long points = 0;
         while (!raised && taco::task_clock::now() < end) {
@@ -508,15 +514,17 @@ TEST_CASE("urgent invocations run at the next urgent_point of a long task, plain
             auto a = taco::new_on<alarm_clock>(1).get();
             // plain: not seen by the busy task (it only runs urgent work), which gives up after 300 ms
             taco::future<long> plain;
+            busy_started = false;
             taco::async(a, taco::m2f(&alarm_clock::busy_until_raised, 300L), plain, taco::as_activity());
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            while (!busy_started.load(std::memory_order_acquire)) std::this_thread::yield();
             taco::async(a, taco::m2f(&alarm_clock::raise));
             plain_seen = plain.get();
             // urgent: handled inside the busy task, long before its 10 s limit
             taco::sync(a, +[](alarm_clock& x) { x.raised = false; });
             taco::future<long> busy;
+            busy_started = false;
             taco::async(a, taco::m2f(&alarm_clock::busy_until_raised, 10'000L), busy, taco::as_activity());
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            while (!busy_started.load(std::memory_order_acquire)) std::this_thread::yield();
             taco::async(a, taco::m2f(&alarm_clock::raise), taco::urgent);
             urgent_seen = busy.get();
             taco::delete_on(a);

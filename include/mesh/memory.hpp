@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <new>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
+#include <mesh/detail/block_pool.hpp>
 #include <mesh/detail/range_allocator.hpp>
 #include <taco/async.hpp>
 #include <taco/platform/memory_endpoint.hpp>
@@ -78,7 +80,10 @@ public:
           write_through_(write_through_kind() == region_kind::write_through
                              ? span_of(memory().region(memory_mode::write_through))
                              : range_allocator{nullptr, 0}),
-          private_(span_of(memory().private_region())) {}
+          private_(span_of(memory().private_region())), on_chip_(memory().on_chip_regions(), fast_block_bytes) {}
+
+    /// Size and alignment of the blocks fast_block gives: one control block.
+    static constexpr std::size_t fast_block_bytes = 64;
 
     range_allocator& of(region_kind k) noexcept {
         switch (k) {
@@ -88,10 +93,18 @@ public:
         default: return private_;
         }
     }
+    /// A block of on-chip memory while one is free, then of non-cached memory.
+    void* allocate_fast_block() {
+        if (std::byte* b = on_chip_.allocate()) return b;
+        return non_cached_.allocate(fast_block_bytes, fast_block_bytes);
+    }
+    bool deallocate_fast_block(const void* p) { return on_chip_.deallocate(p) || non_cached_.deallocate(p); }
+    const block_pool& on_chip() const noexcept { return on_chip_; }
 
 private:
     static range_allocator span_of(std::span<std::byte> s) { return {s.data(), s.size()}; }
     range_allocator cached_, non_cached_, write_through_, private_;
+    block_pool on_chip_;
 };
 
 inline address home_allocate(region_kind k, std::size_t bytes, std::size_t align) {
@@ -100,6 +113,12 @@ inline address home_allocate(region_kind k, std::size_t bytes, std::size_t align
 inline bool home_deallocate(region_kind k, address a) { return taco::core_local<home_allocators>().of(k).deallocate(a.p); }
 inline std::size_t home_largest_free(region_kind k) { return taco::core_local<home_allocators>().of(k).largest_free(); }
 inline std::size_t home_bytes_in_use(region_kind k) { return taco::core_local<home_allocators>().of(k).bytes_in_use(); }
+
+inline address home_allocate_fast_block() { return {taco::core_local<home_allocators>().allocate_fast_block()}; }
+inline bool home_deallocate_fast_block(address a) {
+    return taco::core_local<home_allocators>().deallocate_fast_block(a.p);
+}
+inline std::size_t home_on_chip_in_use() { return taco::core_local<home_allocators>().on_chip().in_use(); }
 
 /// Run f(args...) on the home core (directly there, by a sync call elsewhere).
 template <class F, class... A>
@@ -134,6 +153,29 @@ inline void deallocate_in(region_kind k, void* p) {
         throw std::invalid_argument("mesh::deallocate: the address was not allocated in " +
                                     std::string(region_name(k)) + " (or was freed already)");
 }
+
+/// 64 bytes, 64-aligned, for what every acquire reads (a control block):
+/// in the platform's on-chip memory while it has room (the SCC's MPB SRAM,
+/// where the MESH paper keeps the Timestamp counters), else non-cached.
+inline void* allocate_fast_block() {
+    if (void* p = at_home(&home_allocate_fast_block).p) return p;
+    throw out_of_memory("mesh: out of non-cached shared memory for a control block (raise the platform's "
+                        "reservation, e.g. tacomesh::posix::config::non_cached_bytes)");
+}
+inline void deallocate_fast_block(void* p) {
+    if (p && !at_home(&home_deallocate_fast_block, address{p}))
+        throw std::invalid_argument("mesh: a control block freed twice (or not from allocate_fast_block)");
+}
+
+/// Whether p lies in the platform's on-chip memory (taco::on_chip_memory_endpoint).
+inline bool on_chip(const void* p) noexcept {
+    const auto a = static_cast<const std::byte*>(p);
+    for (const std::span<std::byte> piece : memory().on_chip_regions())
+        if (a >= piece.data() && a < piece.data() + piece.size()) return true;
+    return false;
+}
+/// Blocks of on-chip memory in use (all cores together).
+inline std::size_t on_chip_blocks_in_use() { return at_home(&home_on_chip_in_use); }
 
 } // namespace detail
 

@@ -2,11 +2,13 @@
 // Making and destroying shared objects (MESH paper, section III.B: "special
 // constructors ... return a sharing pointer"). make_shared_object is a
 // collective of the calling core: it allocates the object (cached shared
-// memory), its control block (non-cached) and its controller's per-core
-// state (core-private) through the home core's allocator, constructs the
-// object in the caller's view, writes it back, and has every core adopt it
-// (refresh its view, initialise its controller state) over the broadcast
-// tree. When it returns, every core may read the object.
+// memory), its control block (on-chip memory while the platform has some
+// free, else non-cached: memory.hpp, allocate_fast_block) and its
+// controller's per-core state (core-private) through the home core's
+// allocator, constructs the object in the caller's view, writes it back,
+// and has every core adopt it (refresh its view, initialise its controller
+// state) over the broadcast tree. When it returns, every core may read the
+// object.
 #include <cstddef>
 #include <deque>
 #include <exception>
@@ -82,7 +84,8 @@ inline constexpr controller_ops destroyed_ops{
 /// A destroyed object's control block. Debug builds hold the last
 /// retired_blocks::capacity of them back per core, so that the table above
 /// stays in place; release builds free it at once (caught until the block
-/// is reused).
+/// is reused), and so do debug builds for blocks in on-chip memory, of
+/// which a platform has only a few hundred.
 struct retired_blocks {
     static constexpr std::size_t capacity = 4096; // 256 KiB of non-cached memory per core
     std::deque<control_block*> held;
@@ -90,13 +93,14 @@ struct retired_blocks {
 inline void retire(control_block* cb) {
     cb->ops = &destroyed_ops;
 #if TACO_DEBUG_CHECKS
+    if (on_chip(cb)) return deallocate_fast_block(cb);
     std::deque<control_block*>& held = taco::core_local<retired_blocks>().held;
     held.push_back(cb);
     if (held.size() <= retired_blocks::capacity) return;
     cb = held.front(); // blocks still held when the run ends go with its memory
     held.pop_front();
 #endif
-    deallocate(cb, memory_mode::non_cached);
+    deallocate_fast_block(cb);
 }
 
 /// Frees what make_shared_object allocated, unless released.
@@ -109,7 +113,7 @@ struct allocation_guard {
             if (object) deallocate(object, memory_mode::cached);
             if (block) {
                 free_parts(*static_cast<control_block*>(block)); // containers its constructor made before it threw
-                deallocate(block, memory_mode::non_cached);
+                deallocate_fast_block(block);
             }
             if (state) deallocate_private(state);
         } catch (...) {
@@ -155,7 +159,8 @@ sharing_ptr<T> make_shared_object(Args&&... args) {
 
     detail::allocation_guard g;
     g.object = allocate(sizeof(T), memory_mode::cached, alignof(T));
-    g.block = allocate(sizeof(detail::control_block), memory_mode::non_cached, alignof(detail::control_block));
+    static_assert(sizeof(detail::control_block) == detail::home_allocators::fast_block_bytes);
+    g.block = detail::allocate_fast_block();
     g.state = allocate_private(sizeof(typename C::state));
 
     auto* cb = ::new (g.block) detail::control_block{};

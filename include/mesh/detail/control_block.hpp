@@ -1,7 +1,8 @@
 #pragma once
-// The shared half of a shared object: one control block per object, in
-// non-cached shared memory (on the SCC it would sit in the on-chip SRAM, the
-// paper's "fast shared memory" for Timestamp counters), plus the type-erased
+// The shared half of a shared object: one control block per object, in the
+// platform's on-chip memory while it has room (the SCC's MPB SRAM, where
+// the MESH paper keeps the Timestamp counters), else in non-cached shared
+// memory (memory.hpp, allocate_fast_block), plus the type-erased
 // table of its controller's consistency events. The per-core half of the
 // controller is its `state`, at one core-private logical address.
 #include <atomic>

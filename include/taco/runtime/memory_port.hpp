@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include <taco/platform/memory_endpoint.hpp>
+#include <taco/platform/on_chip_memory.hpp>
 
 namespace taco::detail {
 
@@ -20,6 +21,8 @@ public:
     virtual void invalidate(const void*, std::size_t) { none(); }
     virtual void write_back(const void*, std::size_t) { none(); }
     virtual bool coherent() const { return true; }
+    /// taco::on_chip_memory_endpoint's pieces; none where the platform has none.
+    virtual std::span<const std::span<std::byte>> on_chip_regions() const { return {}; }
 
     /// This core's instance of a core-private logical address is at p + private_offset.
     std::ptrdiff_t private_offset = 0;

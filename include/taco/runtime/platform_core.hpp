@@ -50,6 +50,10 @@ public:
         if constexpr (memory_endpoint<endpoint_type>) return ep_.coherent();
         else return memory_port::coherent();
     }
+    std::span<const std::span<std::byte>> on_chip_regions() const override {
+        if constexpr (on_chip_memory_endpoint<endpoint_type>) return ep_.on_chip_regions();
+        else return memory_port::on_chip_regions();
+    }
 
 protected:
     std::byte* try_acquire(core_id dest) override { return ep_.try_acquire(dest); }

@@ -5,6 +5,7 @@
 // acknowledgement that never leaves the receiver's buffer.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -151,4 +152,39 @@ TEST_CASE("SCC channels: a poll at 48 cores reads the senders' flags, then only 
     before = receiver_hw.cycles();
     CHECK(receive(receiver) == std::vector<std::uint64_t>{42}); // found through core 47's flag
     CHECK(receiver_hw.cycles() - before < 10 * costs.mpb_line_read);
+}
+
+TEST_CASE("SCC channels: the spare bytes below the flags, MESH's on-chip memory, are never written",
+          "[scc][channel]") {
+    for (core_index cores = 1; cores <= 48; ++cores)
+        CHECK(channels::flag_offset - channels::spare_offset(cores) >= channels::min_spare_bytes);
+    for (const core_index cores : {core_index(2), core_index(7), core_index(48)}) {
+        INFO(cores << " cores");
+        const std::size_t spare = channels::spare_offset(cores);
+        emu::chip chip(cores);
+        // The last sender's last slot is the highest the channels reach:
+        // fill every slot of it with whole payloads, twice over.
+        emu::hardware hs(chip, cores - 1), hr(chip, 0);
+        channels sender(hs), receiver(hr);
+        for (int round = 0; round < 2; ++round) {
+            for (std::uint32_t k = 0; k < sender.depth(); ++k) {
+                std::byte* room = sender.try_acquire(0);
+                REQUIRE(room);
+                std::memset(room, 0xff, channels::payload_bytes);
+                sender.publish(0, channels::payload_bytes);
+            }
+            std::size_t taken = 0;
+            receiver.poll([&](const std::byte*, std::size_t, core_index) { ++taken; });
+            CHECK(taken == sender.depth());
+        }
+        for (core_index c = 0; c < cores; ++c)
+            for (std::size_t off = spare; off < channels::flag_offset; off += tacomesh::scc::line_bytes) {
+                std::byte line[tacomesh::scc::line_bytes];
+                std::uint64_t written_at = 0;
+                chip.mpb_line(c, off).read(line, written_at);
+                INFO("core " << c << ", offset " << off);
+                CHECK(written_at == 0);
+                CHECK(std::all_of(std::begin(line), std::end(line), [](std::byte b) { return b == std::byte{0}; }));
+            }
+    }
 }

@@ -191,3 +191,46 @@ TEST_CASE("SCC emulation: write-through memory is the MPBT+WT region, and a wt m
     CHECK(wt_set < 1000); // through the WCB (on cached memory it would be the flush routine: 7 500 and more)
     CHECK(dcm_set == 0);  // dcm: nothing until the release
 }
+
+TEST_CASE("SCC emulation: control blocks, and so the Timestamp counters, lie in the MPBs' spare bytes while "
+          "they last, then in NCM",
+          "[scc][platform][mesh]") {
+    constexpr taco::core_id cores = 4;
+    long failures = 0;
+    std::vector<bool> placed_on_chip;
+    std::size_t in_use_full = 0, in_use_after_destroy = 0;
+    bool reused_on_chip = false;
+    taco::run(scc::config{.cores = cores}, [&] {
+        // 224 spare bytes per MPB at 4 cores: three 64-byte blocks each.
+        const std::size_t on_chip_blocks = 3 * cores;
+        std::vector<mesh::sharing_ptr<counter>> objects;
+        for (std::size_t i = 0; i < on_chip_blocks + 2; ++i) {
+            objects.push_back(mesh::make_shared_object<counter, mesh::controllers::timestamp>());
+            placed_on_chip.push_back(mesh::detail::on_chip(objects.back().block()));
+        }
+        in_use_full = mesh::detail::on_chip_blocks_in_use();
+        for (long round = 1; round <= 2; ++round)
+            for (std::size_t i = 0; i < objects.size(); ++i) {
+                const long value = round * 1000 + long(i);
+                taco::sync(taco::core_id(1 + i % (cores - 1)), +[](mesh::sharing_ptr<counter> c, long v) {
+                    mesh::write(c)->total = v;
+                }, objects[i], value);
+                for (taco::core_id core = 0; core < cores; ++core)
+                    failures += taco::sync(core, &read_total, objects[i]) != value;
+            }
+        mesh::destroy_shared_object(objects.front()); // an on-chip block back to the pool
+        in_use_after_destroy = mesh::detail::on_chip_blocks_in_use();
+        objects.front() = mesh::make_shared_object<counter, mesh::controllers::timestamp>();
+        reused_on_chip = mesh::detail::on_chip(objects.front().block());
+        for (auto& o : objects) mesh::destroy_shared_object(o);
+    });
+    CHECK(failures == 0);
+    REQUIRE(placed_on_chip.size() == 3 * cores + 2);
+    for (std::size_t i = 0; i < placed_on_chip.size(); ++i) {
+        INFO("object " << i);
+        CHECK(placed_on_chip[i] == (i < 3 * cores));
+    }
+    CHECK(in_use_full == 3 * cores);
+    CHECK(in_use_after_destroy == 3 * cores - 1);
+    CHECK(reused_on_chip);
+}

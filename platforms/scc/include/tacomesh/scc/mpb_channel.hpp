@@ -63,6 +63,10 @@ public:
     static_assert(flag_offset % line_bytes == 0 && max_cores * slot_bytes <= flag_offset,
                   "a slot per sender for 48 cores, the flags, the acknowledgements and the flush line fit in 8 KB");
     static constexpr std::uint32_t max_depth = 32;
+    /// Left to the platform's on-chip memory at any core count: what 48
+    /// senders' single slots leave (three 64-byte control blocks).
+    static constexpr std::size_t min_spare_bytes = 224;
+    static_assert(max_cores * slot_bytes + min_spare_bytes <= flag_offset);
 
     explicit mpb_channels(H& hw, mpb_channel_options o = {})
         : hw_(hw), o_(o), depth_(slots_per_sender(hw.core_count())) {}
@@ -71,9 +75,17 @@ public:
     /// Messages a sender may have in one receiver's MPB at once.
     std::uint32_t depth() const noexcept { return depth_; }
     static constexpr std::uint32_t slots_per_sender(core_index cores) noexcept {
-        const std::size_t d = flag_offset / (std::size_t(cores) * slot_bytes);
+        const std::size_t d = (flag_offset - min_spare_bytes) / (std::size_t(cores) * slot_bytes);
         return std::uint32_t(d < 1 ? 1 : d > max_depth ? max_depth : d);
     }
+    /// The bytes [spare_offset(cores), flag_offset) of every MPB, which
+    /// the channels leave alone: the platform's on-chip memory for MESH's
+    /// control blocks (min_spare_bytes at 2 and at 48 cores, up to 3.8 KB
+    /// in between).
+    static constexpr std::size_t spare_offset(core_index cores) noexcept {
+        return std::size_t(cores) * slots_per_sender(cores) * slot_bytes;
+    }
+    static_assert(slot_bytes % line_bytes == 0, "the spare bytes start on a line");
 
     /// Room for a message to `dest`, or nullptr while its slots are all
     /// busy (their messages not yet taken).

@@ -5,11 +5,15 @@
 // emulated::hardware (hardware.hpp), which adds what is private to a core:
 // its L1, its write-combine buffer, its L2 and its cycle count.
 //
-// Memory is kept in 32-byte lines of relaxed atomic words (cores are host
-// threads: a torn line is possible on the real mesh too, so the protocols
-// must not rely on a line arriving whole) and each line remembers the
-// modelled cycle at which its last write reached memory: a core that reads
-// it cannot have seen it earlier (emulated::hardware::cycles).
+// Memory is kept in 32-byte lines of relaxed atomic words, and a line moves
+// whole, as on the chip, where a write-combine buffer flush and an L1 line
+// fill are each one 32-byte mesh transaction: a per-line sequence count
+// (odd while a write is in progress) makes a reader retry rather than see
+// half of a write. Without it, a reader could see a header line's new
+// sequence number beside its old length (the words are written one after
+// the other) and copy too little of the payload. Each line also remembers
+// the modelled cycle at which its last write reached memory: a core that
+// reads it cannot have seen it earlier (emulated::hardware::cycles).
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -20,6 +24,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <tacomesh/scc/emulated/cost_model.hpp>
@@ -31,31 +36,46 @@ namespace tacomesh::scc::emulated {
 struct memory_line {
     std::array<std::atomic<std::uint32_t>, line_bytes / 4> words{};
     std::atomic<std::uint64_t> ready_at{0}; ///< modelled cycle of the write that left these words
+    std::atomic<std::uint32_t> writes{0};   ///< odd while a write is in progress (a seqlock)
 
     void read(std::byte* out, std::uint64_t& ready) const noexcept {
-        ready = ready_at.load(std::memory_order_acquire);
-        for (std::size_t w = 0; w < words.size(); ++w) {
-            const std::uint32_t v = words[w].load(std::memory_order_relaxed);
-            for (std::size_t b = 0; b < 4; ++b) out[w * 4 + b] = std::byte(v >> (8 * b));
+        for (;;) {
+            const std::uint32_t before = writes.load(std::memory_order_acquire);
+            if (before & 1) { // a write is in progress (its host thread may be off its CPU)
+                std::this_thread::yield();
+                continue;
+            }
+            ready = ready_at.load(std::memory_order_relaxed);
+            for (std::size_t w = 0; w < words.size(); ++w) {
+                const std::uint32_t v = words[w].load(std::memory_order_relaxed);
+                for (std::size_t b = 0; b < 4; ++b) out[w * 4 + b] = std::byte(v >> (8 * b));
+            }
+            // Acquire: the loads above are done before the count is read again.
+            std::atomic_thread_fence(std::memory_order_acquire);
+            if (writes.load(std::memory_order_relaxed) == before) return;
         }
     }
     /// Write the bytes `mask` selects (bit i: byte i), at modelled cycle `at`.
-    /// The others stay as they are, whoever writes them meanwhile (the
-    /// mesh's byte enables: senders share a line of flags).
+    /// The others stay as they are (the mesh's byte enables: senders share a
+    /// line of flags); writers of one line take turns.
     void write(const std::byte* in, std::uint32_t mask, std::uint64_t at) noexcept {
+        std::uint32_t count = writes.load(std::memory_order_relaxed);
+        while ((count & 1) || !writes.compare_exchange_weak(count, count + 1, std::memory_order_acquire)) {
+            if (count & 1) std::this_thread::yield();
+            count = writes.load(std::memory_order_relaxed);
+        }
+        // Release: the odd count is seen before any word below.
+        std::atomic_thread_fence(std::memory_order_release);
         for (std::size_t w = 0; w < words.size(); ++w) {
             const std::uint32_t m = mask >> (w * 4) & 0xf;
             if (!m) continue;
-            std::uint32_t keep = 0, bits = 0;
-            for (std::size_t b = 0; b < 4; ++b)
-                if (m >> b & 1) bits |= std::uint32_t(in[w * 4 + b]) << (8 * b);
-                else keep |= 0xffu << (8 * b);
             std::uint32_t v = words[w].load(std::memory_order_relaxed);
-            while (!words[w].compare_exchange_weak(v, (v & keep) | bits, std::memory_order_relaxed)) {}
+            for (std::size_t b = 0; b < 4; ++b)
+                if (m >> b & 1) v = (v & ~(0xffu << (8 * b))) | std::uint32_t(in[w * 4 + b]) << (8 * b);
+            words[w].store(v, std::memory_order_relaxed);
         }
-        // Release: a reader that sees this cycle sees these words.
-        std::uint64_t prev = ready_at.load(std::memory_order_relaxed);
-        while (!ready_at.compare_exchange_weak(prev, prev > at ? prev : at, std::memory_order_release)) {}
+        if (at > ready_at.load(std::memory_order_relaxed)) ready_at.store(at, std::memory_order_relaxed);
+        writes.store(count + 2, std::memory_order_release); // a reader that sees it sees these words
     }
 };
 

@@ -6,7 +6,14 @@
 // interrupt with every message (the CCI paper's interrupt-driven mode).
 //
 // Memory for MESH is host memory at one address for every core, in three
-// regions, one per SCC page mode, and cache control charges what the
+// regions, one per SCC page mode, plus the on-chip pieces: the bytes of
+// each core's MPB the channels leave free (mpb_channels::spare_offset),
+// where MESH puts control blocks and so the Timestamp counters. The chip
+// maps those uncached (no MPBT bit: every access reaches the SRAM, none is
+// stale), which host memory shared by the core threads stands for here;
+// they are host bytes beside the emulated MPB lines, not inside them, and
+// their accesses are not priced (plain loads and stores never are). Cache
+// control charges what the
 // chip's would: DCM invalidate and write-back run the L2 flush routine over
 // the range (emulated L2: 300 N + 7 500 cycles), MPBT+WT invalidates with
 // CL1INVMB and writes back through the WCB, NCM needs nothing. The data
@@ -42,6 +49,7 @@
 
 #include <taco/core_id.hpp>
 #include <taco/platform/memory_endpoint.hpp>
+#include <taco/platform/on_chip_memory.hpp>
 #include <taco/platform/platform.hpp>
 #include <tacomesh/scc/emulated/hardware.hpp>
 #include <tacomesh/scc/mpb_channel.hpp>
@@ -144,12 +152,19 @@ struct run_state {
     explicit run_state(const config& c)
         : cfg(c), chip(c.cores, std::size_t(1) << 20, c.costs), cached(c.cached_bytes), write_through(c.write_through_bytes),
           non_cached(c.non_cached_bytes), private_stride((c.private_bytes + 4095) / 4096 * 4096),
-          privates(private_stride * c.cores), urgent(c.cores), doorbell(c.cores) {}
+          privates(private_stride * c.cores), on_chip(on_chip_piece * c.cores), urgent(c.cores), doorbell(c.cores) {
+        for (taco::core_id id = 0; id < c.cores; ++id)
+            if (on_chip_piece) on_chip_pieces.emplace_back(on_chip.data() + id * on_chip_piece, on_chip_piece);
+    }
     config cfg;
     emulated::chip chip;
     host_region cached, write_through, non_cached;
     std::size_t private_stride;
     host_region privates;
+    /// Each core's spare MPB bytes, in whole 64-byte blocks.
+    std::size_t on_chip_piece = (mpb_channels<hardware>::flag_offset - mpb_channels<hardware>::spare_offset(cfg.cores)) / 64 * 64;
+    host_region on_chip;
+    std::vector<std::span<std::byte>> on_chip_pieces;
     std::vector<std::atomic<bool>> urgent; ///< the emulated interrupt status "urgent" bit per core
     /// Per core: messages published to it. Host-side only (the chip has no
     /// such counter): a core whose doorbell has not rung since a poll that
@@ -252,6 +267,7 @@ public:
                                                                                : s_.non_cached;
         return {r.data(), r.size()};
     }
+    std::span<const std::span<std::byte>> on_chip_regions() const noexcept { return s_.on_chip_pieces; }
     std::span<std::byte> private_region() const noexcept { return {s_.privates.data(), s_.private_stride}; }
     std::ptrdiff_t private_offset() const noexcept { return std::ptrdiff_t(id()) * std::ptrdiff_t(s_.private_stride); }
     void invalidate(const void* p, std::size_t n) {
@@ -349,6 +365,6 @@ public:
 };
 
 static_assert(taco::platform<platform>);
-static_assert(taco::memory_endpoint<endpoint>);
+static_assert(taco::on_chip_memory_endpoint<endpoint>);
 
 } // namespace tacomesh::scc::emulated
