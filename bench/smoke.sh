@@ -231,6 +231,30 @@ bench_scc() {
 if [[ -x $scc/bench_scc && -x $scc/bench_scc_apps ]]; then step "bench_scc + bench_scc_apps (emulated SCC)" bench_scc
 else skip "bench_scc" "not built"; fi
 
+# The MPI platform against MPI itself (platforms/mpi/README.md), on 2 and
+# 4 ranks: both benchmarks present, no error, positive ratios.
+mpib=$build/platforms/mpi/bench
+bench_mpi() {
+    local np
+    for np in 2 4; do
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 limit mpirun --oversubscribe --mca btl self,vader \
+            -np "$np" "$mpib/bench_mpi" --benchmark_out="$tmp/mpi$np.json" --benchmark_out_format=json >/dev/null \
+            </dev/null || return 1
+        python3 - "$tmp/mpi$np.json" <<'PY' || return 1
+import json, sys
+bench = json.load(open(sys.argv[1]))["benchmarks"]
+names = [b["name"] for b in bench]
+missing = [w for w in ("mpi/round_trip_vs_pingpong", "mpi/reduce_vs_allreduce") if not any(n.startswith(w) for n in names)]
+errors = [b["name"] for b in bench if b.get("error_occurred")]
+bad = [b["name"] for b in bench if not b.get("ratio_median", 0) > 0]
+if missing or errors or bad:
+    sys.exit(f"missing {missing}, errors {errors}, no ratio {bad}")
+PY
+    done
+}
+if [[ -x $mpib/bench_mpi ]] && command -v mpirun >/dev/null; then step "bench_mpi (MPI platform, 2 and 4 ranks)" bench_mpi
+else skip "bench_mpi" "not built or no mpirun"; fi
+
 # The modularity app (apps/modularity/README.md): the paper's greedy
 # experiment (every variant present, same moves everywhere), the comparison
 # with the peers on two small graphs when igraph is there, and the plots,

@@ -141,25 +141,35 @@ std::atomic<taco::core_id> g_uncaught_core{taco::no_core};
 } // namespace
 
 TEST_CASE("an exception in a fire-and-forget invocation reaches the uncaught-error handler", "[invocation][errors]") {
-    g_uncaught = 0;
-    taco::set_uncaught_error_handler(+[](const taco::error_info& e) {
-        g_uncaught_core = e.origin;
-        ++g_uncaught;
-    });
+    int uncaught = -1;
+    taco::core_id origin = taco::no_core;
     taco::run(cores(2), [&] {
+        // Installed, and read back, on core 1: its process is the one that
+        // reports (on MPI another rank's, on POSIX threads the same one).
+        taco::sync(1, +[] {
+            g_uncaught = 0;
+            taco::set_uncaught_error_handler(+[](const taco::error_info& e) {
+                g_uncaught_core = e.origin;
+                ++g_uncaught;
+            });
+        });
         auto acc = taco::new_on<account>(1).get();
         taco::async(acc, &account::withdraw, 1L);
         taco::sync(acc, &account::get); // ordered after the failing call
         taco::delete_on(acc);
+        uncaught = taco::sync(1, +[] {
+            taco::set_uncaught_error_handler(nullptr);
+            return g_uncaught.load();
+        });
+        origin = taco::sync(1, +[] { return g_uncaught_core.load(); });
     });
-    taco::set_uncaught_error_handler(nullptr);
-    REQUIRE(g_uncaught == 1);
-    REQUIRE(g_uncaught_core == 1);
+    REQUIRE(uncaught == 1);
+    REQUIRE(origin == 1);
 }
 
 TEST_CASE("the default uncaught-error handler reports and aborts: nothing vanishes", "[invocation][errors]") {
     auto r = test::run_in_child([] {
-        taco::run(cores(2), [] {
+        taco::run(test::child_cores(2), [] {
             taco::async(1, +[] { throw std::logic_error("lost exception"); });
             taco::sync(1, +[] {});
         });
@@ -252,15 +262,16 @@ struct placed {
 } // namespace
 
 TEST_CASE("new_on constructs on the target core with arguments, delete_on destroys there", "[invocation]") {
-    taco::core_id built = taco::no_core;
+    taco::core_id built = taco::no_core, destroyed_on = taco::no_core;
     long value = 0;
     taco::run(cores(3), [&] {
         auto p = taco::new_on<placed>(2, 6L, 7).get();
         built = taco::sync(p, &placed::where);
         value = taco::sync(p, &placed::get);
         taco::delete_on(p);
+        destroyed_on = taco::sync(2, +[] { return g_destroyed_on.load(); }); // after the delete: same source
     });
     REQUIRE(built == 2);
     REQUIRE(value == 42);
-    REQUIRE(g_destroyed_on == 2);
+    REQUIRE(destroyed_on == 2);
 }

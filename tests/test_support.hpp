@@ -18,13 +18,23 @@
 #if TACOMESH_TEST_ON_SCC
 #include <tacomesh/scc/emulated/platform.hpp>
 #endif
+#ifndef TACOMESH_TEST_ON_MPI
+#define TACOMESH_TEST_ON_MPI 0
+#endif
+#if TACOMESH_TEST_ON_MPI
+#include <tacomesh/mpi/platform.hpp>
+#endif
 
 namespace test {
 
 /// The platform of the tests that are not about a particular one: POSIX
 /// threads, or the emulated SCC in the build that defines
-/// TACOMESH_TEST_ON_SCC (tacomesh_tests_scc, platforms/scc/tests).
-#if TACOMESH_TEST_ON_SCC
+/// TACOMESH_TEST_ON_SCC (tacomesh_tests_scc, platforms/scc/tests), or MPI
+/// ranks in the one that defines TACOMESH_TEST_ON_MPI (tacomesh_tests_mpi,
+/// platforms/mpi/tests, run by mpirun).
+#if TACOMESH_TEST_ON_MPI
+inline tacomesh::mpi::config on_cores(taco::core_id n) { return {.cores = n}; }
+#elif TACOMESH_TEST_ON_SCC
 inline tacomesh::scc::emulated::config on_cores(taco::core_id n) { return {.cores = n}; }
 /// MESH's tests name a POSIX execution mode; on the emulated SCC both stand
 /// for the chip, whose memory MESH must keep consistent (coherent() is
@@ -39,6 +49,11 @@ inline tacomesh::posix::config mesh_cores(taco::core_id n,
     return {.cores = n, .mode = m};
 }
 #endif
+
+/// The platform of a test's forked child (run_in_child): POSIX threads. A
+/// forked copy of an MPI rank is no MPI process, and what such a test
+/// checks (a report before the process dies) is not about a platform.
+inline tacomesh::posix::config child_cores(taco::core_id n) { return {.cores = n}; }
 
 /// Whether each core has a view of cached memory of its own, so that a
 /// missing refresh is a stale read and a reader's view stays as it acquired

@@ -620,7 +620,7 @@ TEST_CASE("a coroutine stack overflow names the task, its core and its stack siz
     if (test::sanitized) return; // ASan and TSan report overflows themselves
     auto r = test::run_in_child([] {
         taco::coroutine_stack_size = 32 * 1024;
-        taco::run(test::on_cores(2), [] {
+        taco::run(test::child_cores(2), [] {
             (void)taco::call(1, +[] { return taco::spawn_coroutine([] { return deeper(1); }).get(); }).get();
         });
     });

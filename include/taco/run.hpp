@@ -2,6 +2,7 @@
 // Starting a program on every core. The platform comes from the
 // configuration's type (config::platform), so nothing else in a program
 // names it: `taco::run(tacomesh::posix::config{.cores = 4}, main)`.
+#include <cstddef>
 #include <exception>
 #include <string>
 #include <type_traits>
@@ -44,19 +45,21 @@ void run(const Config& config, Main&& main, const run_options& options = {}) {
                           " of a program that is already running; one taco::run at a time: start the next "
                           "after this one has returned, or use the running cores (taco::async, taco::call)");
     struct context {
+        launch_args args; // first: all that cores other than 0 read (see launch_args)
         std::remove_reference_t<Main>* main;
-        const run_options* options;
         std::exception_ptr error;
-    } ctx{&main, &options, nullptr};
+    } ctx{{options.scheduling}, &main, nullptr};
+    static_assert(std::is_standard_layout_v<context> && offsetof(context, args) == 0);
     P::launch(
         config,
         +[](typename P::endpoint& ep, void* arg) {
-            auto& c = *static_cast<context*>(arg);
-            detail::platform_core<P> rt(ep, c.options->scheduling);
+            const launch_args& args = *static_cast<const launch_args*>(arg);
+            detail::platform_core<P> rt(ep, args.scheduling);
             if (ep.id() != 0) {
                 rt.run_until_stopped();
                 return;
             }
+            auto& c = *static_cast<context*>(arg);
             try {
                 (*c.main)();
             } catch (...) {

@@ -9,8 +9,19 @@
 
 #include <taco/platform/channel_endpoint.hpp>
 #include <taco/platform/memory_endpoint.hpp>
+#include <taco/schedulers/any.hpp>
 
 namespace taco {
+
+/// What every core needs of a run besides its endpoint, trivially copyable:
+/// `arg` of launch points to a struct whose first member is a launch_args.
+/// A platform whose cores live in other processes started apart from the
+/// caller (cluster ranks: platforms/mpi) copies it there and passes those
+/// cores a pointer to the copy: `entry` reads nothing else for cores other
+/// than 0.
+struct launch_args {
+    policy scheduling = policy::fifo;
+};
 
 /// `launch(config, entry, arg)` calls `entry(endpoint&, arg)` once on each
 /// core and returns when all have returned. `config::platform` names P, so

@@ -1,0 +1,170 @@
+// TACO on the MPI platform against MPI itself, in the same run (issue 16):
+//
+//   round_trip   taco::sync to core 1 (rank 1)  vs  an 8-byte MPI_Send /
+//                MPI_Recv ping-pong between the same two ranks;      target <= 1.2x
+//   reduce       taco::reduce over one member per rank  vs  MPI_Allreduce
+//                of one double over all ranks;                       target <= 1.5x
+//
+//   mpirun -np N bench_mpi [Google Benchmark flags]      (N >= 2; one core per rank)
+//
+// Both sides run inside one taco::run: for the MPI side, core 0 starts a
+// loop of plain MPI calls on the other ranks' cores (an invocation that
+// blocks its core while it runs) and plays its own part on MPI_COMM_WORLD,
+// which the platform does not use (each run has a communicator of its own).
+// Batches alternate (bench/paired.hpp); the ratios are the figures.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include <taco/taco.hpp>
+#include <tacomesh/mpi/platform.hpp>
+
+#include "paired.hpp"
+
+namespace {
+
+using bench::clock_type;
+using bench::ns_since;
+using bench::smoke;
+
+constexpr int ping_tag = 1, stop_tag = 2;
+
+bool oversubscribed() {
+    const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+    return unsigned(tacomesh::mpi::ranks_on_this_host()) > cpus;
+}
+
+bench::sizes sizes() { return smoke() ? bench::sizes{4, 50} : bench::sizes{40, 2000}; }
+
+std::uint64_t echo(std::uint64_t x) { return x + 1; }
+
+/// Rank 1's side of the ping-pong, until rank 0 says stop.
+void pong() {
+    std::uint64_t m = 0;
+    for (;;) {
+        MPI_Status st;
+        MPI_Recv(&m, 1, MPI_UINT64_T, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        if (st.MPI_TAG == stop_tag) return;
+        ++m;
+        MPI_Send(&m, 1, MPI_UINT64_T, 0, ping_tag, MPI_COMM_WORLD);
+    }
+}
+
+void round_trip(benchmark::State& state) {
+    const bench::sizes sz = sizes();
+    bench::paired_series series;
+    std::size_t wrong = 0;
+    for (auto _ : state) {
+        series.run_pair(
+            state,
+            [&] {
+                taco::async(1, &pong);
+                std::uint64_t m = 0;
+                auto trip = [&] {
+                    const std::uint64_t sent = m;
+                    MPI_Send(&m, 1, MPI_UINT64_T, 1, ping_tag, MPI_COMM_WORLD);
+                    MPI_Recv(&m, 1, MPI_UINT64_T, 1, ping_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    wrong += m != sent + 1;
+                };
+                trip(); // untimed: rank 1 starts its loop
+                const auto t0 = clock_type::now();
+                for (std::size_t i = 0; i < sz.batch; ++i) trip();
+                const double ns = ns_since(t0) / double(sz.batch);
+                MPI_Send(&m, 1, MPI_UINT64_T, 1, stop_tag, MPI_COMM_WORLD);
+                return ns;
+            },
+            [&] {
+                std::uint64_t m = taco::sync(1, &echo, std::uint64_t(0));
+                const auto t0 = clock_type::now();
+                for (std::size_t i = 0; i < sz.batch; ++i) {
+                    const std::uint64_t next = taco::sync(1, &echo, m);
+                    wrong += next != m + 1;
+                    m = next;
+                }
+                return ns_since(t0) / double(sz.batch);
+            });
+    }
+    if (wrong) bench::fail(state, "a round trip came back wrong");
+    series.report_latency(state, oversubscribed());
+    state.counters["ranks"] = tacomesh::mpi::ranks();
+}
+
+struct member {
+    double v;
+    double value() const { return v; }
+};
+
+/// Every rank but 0: its part of `n` allreduces.
+void allreduce_part(std::size_t n, double mine) {
+    for (std::size_t i = 0; i < n; ++i) {
+        double sum = 0;
+        MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+}
+
+void reduce(benchmark::State& state) {
+    const bench::sizes sz = sizes();
+    const int n = tacomesh::mpi::ranks();
+    const double expected = double(n) * (n + 1) / 2; // member r holds r + 1
+    std::vector<taco::global_ptr<member>> members;
+    for (int r = 0; r < n; ++r) members.push_back(taco::new_on<member>(taco::core_id(r), double(r + 1)).get());
+    auto g = taco::make_group(std::span<const taco::global_ptr<member>>(members));
+    bench::paired_series series;
+    std::size_t wrong = 0;
+    for (auto _ : state) {
+        series.run_pair(
+            state,
+            [&] {
+                for (int r = 1; r < n; ++r) taco::async(taco::core_id(r), &allreduce_part, sz.batch + 1, double(r + 1));
+                auto once = [&] {
+                    const double mine = 1; // rank 0's member holds 1
+                    double sum = 0;
+                    MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+                    wrong += sum != expected;
+                };
+                once(); // untimed: the other ranks start their loops
+                const auto t0 = clock_type::now();
+                for (std::size_t i = 0; i < sz.batch; ++i) once();
+                return ns_since(t0) / double(sz.batch);
+            },
+            [&] {
+                auto once = [&] {
+                    taco::future<double> f;
+                    taco::reduce(g, taco::m2f(&member::value), std::plus<double>{}, f);
+                    wrong += f.get() != expected;
+                };
+                once();
+                const auto t0 = clock_type::now();
+                for (std::size_t i = 0; i < sz.batch; ++i) once();
+                return ns_since(t0) / double(sz.batch);
+            });
+    }
+    taco::destroy_group(g);
+    for (auto m : members) taco::delete_on(m);
+    if (wrong) bench::fail(state, "a sum came back wrong");
+    series.report_latency(state, oversubscribed());
+    state.counters["ranks"] = n;
+}
+
+void register_all() {
+    const int pairs = sizes().pairs;
+    if (tacomesh::mpi::ranks() >= 2)
+        benchmark::RegisterBenchmark("mpi/round_trip_vs_pingpong", round_trip)->Iterations(pairs)->UseManualTime();
+    benchmark::RegisterBenchmark("mpi/reduce_vs_allreduce", reduce)->Iterations(pairs)->UseManualTime();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    int rc = 0;
+    // Rank 0 runs the benchmarks on core 0; the other ranks serve (and exit
+    // when rank 0's program ends).
+    taco::run(tacomesh::mpi::config{}, [&] { rc = bench::run_main(argc, argv, register_all, "bench_mpi"); });
+    return rc;
+}

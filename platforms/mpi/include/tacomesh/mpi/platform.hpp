@@ -1,0 +1,353 @@
+#pragma once
+// The cluster platform: TACO over Open MPI (docs: platforms/mpi/README.md).
+// A program is started by `mpirun -np N program`; every rank runs it, rank 0
+// as the program and the others as servers of its runs (session.hpp). A run
+// has config.cores cores, placed round robin over the ranks (core c on rank
+// c mod N), as threads of their rank: one core per rank by default,
+// several with threads_per_rank (then one node can be one process).
+//
+// Channels: an invocation is one MPI message of at most taco::message_bytes
+// to the destination core's rank, tagged with the destination core (MPI
+// keeps messages of one sender thread with one tag in order: in order per
+// source core). It is sent by MPI_Issend, which completes only once the
+// receiver has taken the message; each core keeps `window` such sends per
+// destination core, and a send finding all of them still open fails
+// (try_acquire returns nullptr): back-pressure from a slow receiver,
+// instead of Open MPI's unbounded queue of unexpected messages. Received
+// messages are found with a matched probe (MPI_Improbe, safe with several
+// threads per rank) when the runtime polls: the progress step of its idle
+// loop. An idle core polls, or sleeps in growing naps (1 us to 1 ms, never
+// past its next timer) between polls.
+//
+// Each run has its own communicator, so nothing of one run reaches the
+// next: at the end of a run every rank keeps taking (and dropping) what is
+// sent to its cores until all ranks' sends have completed.
+//
+// Code addresses in messages are relative to the program image
+// (taco/image_ptr.hpp), so ranks with different load addresses agree.
+// Not yet: MESH memory (the platform has no memory_endpoint), core
+// failures, ranks started with different programs.
+#include <sched.h>
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include <taco/core_id.hpp>
+#include <taco/platform/platform.hpp>
+#include <tacomesh/mpi/session.hpp>
+
+namespace tacomesh::mpi {
+
+using taco::core_id;
+
+enum class idle_policy {
+    poll,  ///< an idle core polls MPI (lowest latency; spins a CPU)
+    sleep, ///< an idle core naps between polls (1 us, doubling to 1 ms)
+};
+
+/// Filled in on rank 0 when a run ends.
+struct run_report {
+    int ranks = 0;
+    core_id cores = 0;
+    bool oversubscribed = false; ///< more cores on a host than it has CPUs
+};
+
+class platform;
+
+struct config {
+    using platform = mpi::platform;
+
+    core_id cores = 0;            ///< 0: one per thread of every rank (ranks x threads_per_rank)
+    core_id threads_per_rank = 1; ///< cores per rank when cores = 0
+    idle_policy idle = idle_policy::poll;
+    std::uint32_t window = 32; ///< messages a core may have sent to one core that it has not yet taken
+    run_report* report = nullptr;
+};
+
+namespace detail {
+
+/// What the cores of one rank share during a run.
+struct run_state {
+    MPI_Comm comm = MPI_COMM_NULL;
+    int rank = 0, ranks = 1;
+    core_id cores = 1;
+    idle_policy idle = idle_policy::poll;
+    std::uint32_t window = 32;
+    bool oversubscribed = false;
+    /// Sends still open when their core stopped: completed at the run's end.
+    std::mutex leftovers_mutex;
+    std::vector<MPI_Request> leftovers;
+
+    int rank_of(core_id c) const noexcept { return int(c % core_id(ranks)); }
+    int tag_of(core_id c) const noexcept { return int(c); }
+    int urgent_tag_of(core_id c) const noexcept { return int(cores + c); }
+};
+
+} // namespace detail
+
+/// One core (satisfies taco::channel_endpoint).
+class endpoint {
+public:
+    endpoint(detail::run_state& s, core_id id) : s_(s), id_(id), out_(s.cores) {}
+    ~endpoint() {
+        std::lock_guard g(s_.leftovers_mutex);
+        for (auto& o : out_)
+            if (o)
+                for (auto& slot : o->slots)
+                    if (slot.request != MPI_REQUEST_NULL) s_.leftovers.push_back(slot.request);
+    }
+    endpoint(const endpoint&) = delete;
+    endpoint& operator=(const endpoint&) = delete;
+
+    core_id id() const noexcept { return id_; }
+    core_id core_count() const noexcept { return s_.cores; }
+
+    std::byte* try_acquire(core_id dest) {
+        auto& o = out_[dest];
+        if (!o) [[unlikely]] o = std::make_unique<outgoing>(s_.window);
+        slot& sl = o->slots[o->sent % s_.window];
+        if (sl.request != MPI_REQUEST_NULL) {
+            int done = 0;
+            detail::check(MPI_Test(&sl.request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+            if (!done) return nullptr; // `window` messages to dest not yet taken
+        }
+        acquired_ = &sl;
+        return sl.bytes.data();
+    }
+    void publish(core_id dest, std::size_t length) {
+        detail::check(MPI_Issend(acquired_->bytes.data(), int(length), MPI_BYTE, s_.rank_of(dest), s_.tag_of(dest), s_.comm,
+                                 &acquired_->request),
+                      "MPI_Issend");
+        ++out_[dest]->sent;
+    }
+
+    template <class Handler>
+    std::size_t poll(Handler&& handle) {
+        std::size_t n = 0;
+        for (; n < per_poll_budget; ++n) {
+            int found = 0;
+            MPI_Message m;
+            MPI_Status st;
+            detail::check(MPI_Improbe(MPI_ANY_SOURCE, s_.tag_of(id_), s_.comm, &found, &m, &st), "MPI_Improbe");
+            if (!found) break;
+            int length = 0;
+            MPI_Get_count(&st, MPI_BYTE, &length);
+            // On this poll's stack: the handler may poll again (nested waits).
+            alignas(taco::message_align) std::array<std::byte, taco::message_bytes> bytes;
+            if (length < 0 || std::size_t(length) > bytes.size())
+                throw std::runtime_error("tacomesh::mpi: a message of " + std::to_string(length) +
+                                         " bytes for core " + std::to_string(id_) +
+                                         " (at most taco::message_bytes): was the rank started with another program?");
+            detail::check(MPI_Mrecv(bytes.data(), length, MPI_BYTE, &m, MPI_STATUS_IGNORE), "MPI_Mrecv");
+            handle(bytes.data());
+        }
+        if (n) nap_ = std::chrono::microseconds{1};
+        return n;
+    }
+
+    void idle(std::chrono::nanoseconds limit) {
+        if (s_.idle == idle_policy::poll) return pause();
+        std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(nap_, limit));
+        nap_ = std::min(nap_ * 2, std::chrono::microseconds{1000});
+    }
+    void pause() {
+        if (s_.oversubscribed) ::sched_yield(); // the core we wait for may need this CPU
+    }
+
+    // The urgent flag travels as an empty message with the core's urgent tag.
+    void signal_urgent(core_id dest) {
+        MPI_Request r;
+        detail::check(MPI_Isend(nullptr, 0, MPI_BYTE, s_.rank_of(dest), s_.urgent_tag_of(dest), s_.comm, &r), "MPI_Isend");
+        std::lock_guard g(s_.leftovers_mutex); // completed at the run's end
+        s_.leftovers.push_back(r);
+    }
+    bool take_urgent() {
+        // A probe costs far more than the flag load it stands for: look at
+        // every 16th scheduling point only.
+        if (++urgent_checks_ % 16 != 0) return false;
+        bool any = false;
+        for (;;) {
+            int found = 0;
+            MPI_Message m;
+            detail::check(MPI_Improbe(MPI_ANY_SOURCE, s_.urgent_tag_of(id_), s_.comm, &found, &m, MPI_STATUS_IGNORE),
+                          "MPI_Improbe");
+            if (!found) return any;
+            detail::check(MPI_Mrecv(nullptr, 0, MPI_BYTE, &m, MPI_STATUS_IGNORE), "MPI_Mrecv");
+            any = true;
+        }
+    }
+
+private:
+    static constexpr std::size_t per_poll_budget = 64;
+    struct slot {
+        alignas(taco::message_align) std::array<std::byte, taco::message_bytes> bytes;
+        MPI_Request request = MPI_REQUEST_NULL;
+    };
+    struct outgoing {
+        explicit outgoing(std::uint32_t window) : slots(window) {}
+        std::vector<slot> slots;
+        std::uint64_t sent = 0;
+    };
+
+    detail::run_state& s_;
+    core_id id_;
+    std::vector<std::unique_ptr<outgoing>> out_; ///< per destination, made on the first send there
+    slot* acquired_ = nullptr;
+    std::chrono::microseconds nap_{1};
+    std::uint32_t urgent_checks_ = 0;
+};
+
+/// The MPI platform (satisfies taco::platform).
+class platform {
+public:
+    using endpoint = mpi::endpoint;
+    using config = mpi::config;
+    static constexpr std::size_t message_bytes = taco::message_bytes;
+    static constexpr std::size_t message_align = taco::message_align;
+
+    /// On rank 0: run entry(endpoint, arg) on every core of every rank and
+    /// return when all have returned. On any other rank: serve this run
+    /// and every later one, and exit the process when rank 0's program ends.
+    static void launch(const config& c, void (*entry)(endpoint&, void*), void* arg) {
+        detail::session& s = detail::session::get();
+        using command = detail::session::command;
+        static_assert(sizeof(taco::launch_args) <= sizeof(command{}.args) &&
+                      std::is_trivially_copyable_v<taco::launch_args>);
+        if (s.rank() != 0) serve(s, entry); // never returns
+        command cmd{};
+        cmd.cores = c.cores ? c.cores : core_id(s.ranks()) * c.threads_per_rank;
+        cmd.threads_per_rank = c.threads_per_rank;
+        cmd.idle = std::uint32_t(c.idle);
+        cmd.window = c.window;
+        std::memcpy(cmd.args, arg, sizeof(taco::launch_args));
+        validate(s, cmd); // before the others hear of it: a bad config throws here, on rank 0 alone
+        if (s.ranks() > 1) s.broadcast(cmd);
+        detail::run_state rs;
+        run(s, cmd, rs, entry, arg);
+        if (c.report) {
+            c.report->ranks = s.ranks();
+            c.report->cores = cmd.cores;
+            c.report->oversubscribed = rs.oversubscribed;
+        }
+    }
+
+private:
+    static void validate(const detail::session& s, const detail::session::command& c) {
+        if (c.cores < 1) throw std::invalid_argument("tacomesh::mpi: config.cores (or threads_per_rank) must be at least 1");
+        if (c.window < 1 || c.window > 65536)
+            throw std::invalid_argument("tacomesh::mpi: config.window must be 1 to 65536, got " + std::to_string(c.window));
+        if (std::int64_t(c.cores) * 2 > std::int64_t(s.tag_limit()))
+            throw std::invalid_argument("tacomesh::mpi: " + std::to_string(c.cores) +
+                                        " cores need two MPI tags each, more than this MPI's MPI_TAG_UB (" +
+                                        std::to_string(s.tag_limit()) + ")");
+        const core_id per_rank = (c.cores + core_id(s.ranks()) - 1) / core_id(s.ranks());
+        if (per_rank > 1 && !s.thread_multiple())
+            throw std::invalid_argument("tacomesh::mpi: " + std::to_string(per_rank) +
+                                        " cores on one rank need MPI_THREAD_MULTIPLE, which this MPI does not provide; "
+                                        "run with as many ranks as cores");
+    }
+
+    [[noreturn]] static void serve(detail::session& s, void (*entry)(endpoint&, void*)) {
+        for (;;) {
+            detail::session::command cmd{};
+            s.broadcast(cmd);
+            if (cmd.kind == detail::session::command::stop) {
+                s.end();
+                std::exit(0);
+            }
+            taco::launch_args args;
+            std::memcpy(&args, cmd.args, sizeof args);
+            detail::run_state rs;
+            try {
+                run(s, cmd, rs, entry, &args);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "tacomesh::mpi: rank %d: %s\n", s.rank(), e.what());
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+        }
+    }
+
+    /// This rank's part of a run: its cores as threads (the first on the
+    /// calling thread), then the drain that ends the run on every rank.
+    static void run(detail::session& s, const detail::session::command& cmd, detail::run_state& rs,
+                    void (*entry)(endpoint&, void*), void* arg) {
+        detail::check(MPI_Comm_dup(s.world(), &rs.comm), "MPI_Comm_dup");
+        rs.rank = s.rank();
+        rs.ranks = s.ranks();
+        rs.cores = cmd.cores;
+        rs.idle = idle_policy(cmd.idle);
+        rs.window = cmd.window;
+        std::vector<core_id> mine;
+        for (core_id c = core_id(rs.rank); c < rs.cores; c += core_id(rs.ranks)) mine.push_back(c);
+        const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+        const std::size_t per_rank = (rs.cores + core_id(rs.ranks) - 1) / core_id(rs.ranks);
+        rs.oversubscribed = per_rank * std::size_t(s.host_ranks()) > cpus;
+
+        std::vector<std::exception_ptr> errors(mine.size());
+        auto core_main = [&](std::size_t k) {
+            try {
+                endpoint ep(rs, mine[k]);
+                entry(ep, arg);
+            } catch (...) {
+                errors[k] = std::current_exception();
+            }
+        };
+        std::vector<std::thread> threads;
+        for (std::size_t k = 1; k < mine.size(); ++k) threads.emplace_back(core_main, k);
+        if (!mine.empty()) core_main(0);
+        for (auto& t : threads) t.join();
+        finish(rs);
+        for (auto& e : errors)
+            if (e) std::rethrow_exception(e);
+    }
+
+    /// Every rank takes what reaches its cores (and drops it: they have
+    /// stopped) until every rank's sends are complete, then the run's
+    /// communicator goes.
+    static void finish(detail::run_state& rs) {
+        MPI_Request barrier = MPI_REQUEST_NULL;
+        auto drain = [&] {
+            bool any = false;
+            for (;;) {
+                int found = 0;
+                MPI_Message m;
+                MPI_Status st;
+                detail::check(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, rs.comm, &found, &m, &st), "MPI_Improbe");
+                if (!found) break;
+                int length = 0;
+                MPI_Get_count(&st, MPI_BYTE, &length);
+                std::vector<std::byte> sink(std::size_t(length > 0 ? length : 0) + 1);
+                detail::check(MPI_Mrecv(sink.data(), length, MPI_BYTE, &m, MPI_STATUS_IGNORE), "MPI_Mrecv");
+                any = true;
+            }
+            if (barrier == MPI_REQUEST_NULL) {
+                int done = 1;
+                if (!rs.leftovers.empty())
+                    detail::check(MPI_Testall(int(rs.leftovers.size()), rs.leftovers.data(), &done, MPI_STATUSES_IGNORE),
+                                  "MPI_Testall");
+                if (done) detail::check(MPI_Ibarrier(rs.comm, &barrier), "MPI_Ibarrier");
+            }
+            return any;
+        };
+        while (barrier == MPI_REQUEST_NULL) {
+            if (!drain()) std::this_thread::sleep_for(std::chrono::microseconds(20));
+        }
+        detail::wait_politely(barrier, drain);
+        MPI_Comm_free(&rs.comm);
+    }
+};
+
+static_assert(taco::platform<platform>);
+
+} // namespace tacomesh::mpi
