@@ -44,6 +44,16 @@ bench::sizes sizes() { return smoke() ? bench::sizes{4, 50} : bench::sizes{40, 2
 
 std::uint64_t echo(std::uint64_t x) { return x + 1; }
 
+/// Mean ns of `op` over a batch of n, after one untimed op (the other side
+/// may still be starting its loop).
+template <class Op>
+double timed_batch(std::size_t n, Op&& op) {
+    op();
+    const auto t0 = clock_type::now();
+    for (std::size_t i = 0; i < n; ++i) op();
+    return ns_since(t0) / double(n);
+}
+
 /// Rank 1's side of the ping-pong, until rank 0 says stop.
 void pong() {
     std::uint64_t m = 0;
@@ -72,22 +82,17 @@ void round_trip(benchmark::State& state) {
                     MPI_Recv(&m, 1, MPI_UINT64_T, 1, ping_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                     wrong += m != sent + 1;
                 };
-                trip(); // untimed: rank 1 starts its loop
-                const auto t0 = clock_type::now();
-                for (std::size_t i = 0; i < sz.batch; ++i) trip();
-                const double ns = ns_since(t0) / double(sz.batch);
+                const double ns = timed_batch(sz.batch, trip);
                 MPI_Send(&m, 1, MPI_UINT64_T, 1, stop_tag, MPI_COMM_WORLD);
                 return ns;
             },
             [&] {
-                std::uint64_t m = taco::sync(1, &echo, std::uint64_t(0));
-                const auto t0 = clock_type::now();
-                for (std::size_t i = 0; i < sz.batch; ++i) {
+                std::uint64_t m = 0;
+                return timed_batch(sz.batch, [&] {
                     const std::uint64_t next = taco::sync(1, &echo, m);
                     wrong += next != m + 1;
                     m = next;
-                }
-                return ns_since(t0) / double(sz.batch);
+                });
             });
     }
     if (wrong) bench::fail(state, "a round trip came back wrong");
@@ -128,10 +133,7 @@ void reduce(benchmark::State& state) {
                     MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
                     wrong += sum != expected;
                 };
-                once(); // untimed: the other ranks start their loops
-                const auto t0 = clock_type::now();
-                for (std::size_t i = 0; i < sz.batch; ++i) once();
-                return ns_since(t0) / double(sz.batch);
+                return timed_batch(sz.batch, once);
             },
             [&] {
                 auto once = [&] {
@@ -139,10 +141,7 @@ void reduce(benchmark::State& state) {
                     taco::reduce(g, taco::m2f(&member::value), std::plus<double>{}, f);
                     wrong += f.get() != expected;
                 };
-                once();
-                const auto t0 = clock_type::now();
-                for (std::size_t i = 0; i < sz.batch; ++i) once();
-                return ns_since(t0) / double(sz.batch);
+                return timed_batch(sz.batch, once);
             });
     }
     taco::destroy_group(g);
