@@ -7,16 +7,22 @@
 // several with threads_per_rank (then one node can be one process).
 //
 // Channels: an invocation is one MPI message of at most taco::message_bytes
-// to the destination core's rank, tagged with the destination core (MPI
-// keeps messages of one sender thread with one tag in order: in order per
-// source core). It is sent by MPI_Issend, which completes only once the
-// receiver has taken the message; each core keeps `window` such sends per
-// destination core, and a send finding all of them still open fails
-// (try_acquire returns nullptr): back-pressure from a slow receiver,
-// instead of Open MPI's unbounded queue of unexpected messages. Received
-// messages are found with a matched probe (MPI_Improbe, safe with several
-// threads per rank) when the runtime polls: the progress step of its idle
-// loop. An idle core polls, or sleeps in growing naps (1 us to 1 ms, never
+// (plus the sending core) to the destination core's rank, tagged with the
+// destination core (MPI keeps messages of one sender thread with one tag in
+// order: in order per source core), sent by MPI_Isend, which for messages
+// this small copies and completes at once (eager). Back-pressure is by
+// credits: a core may have `window` messages to one core that it has not
+// heard were taken; the receiver sends one credit (an MPI message to the
+// sender's credit tag) per window / 2 messages it took from that core, and
+// a send that finds the window full fails (try_acquire returns nullptr)
+// until one comes: a slow receiver stops its senders instead of growing
+// Open MPI's queue of unexpected messages. (MPI_Issend, which completes
+// only once the receiver took the message, did the same with an
+// acknowledgement per message: 2.6x the ping-pong's round trip.) Each core
+// keeps four receives posted for its tag, tested when the runtime polls
+// (the progress step of its idle loop): a message lands in place, not in
+// MPI's queue of unexpected messages (a matched probe and receive per
+// message cost more). An idle core polls, or sleeps in growing naps (1 us to 1 ms, never
 // past its next timer) between polls.
 //
 // Each run has its own communicator, so nothing of one run reaches the
@@ -92,6 +98,12 @@ struct run_state {
     int rank_of(core_id c) const noexcept { return int(c % core_id(ranks)); }
     int tag_of(core_id c) const noexcept { return int(c); }
     int urgent_tag_of(core_id c) const noexcept { return int(cores + c); }
+    int credit_tag_of(core_id c) const noexcept { return int(2 * cores + c); }
+    /// Messages a credit stands for: a receiver sends one per this many taken from a source.
+    std::uint32_t credit_unit() const noexcept { return window / 2 ? window / 2 : 1; }
+    /// Every core's id, as the payload of its credits (sends need the bytes
+    /// to stay put until done, which is at the latest the run's end).
+    std::vector<core_id> ids;
 };
 
 } // namespace detail
@@ -99,8 +111,16 @@ struct run_state {
 /// One core (satisfies taco::channel_endpoint).
 class endpoint {
 public:
-    endpoint(detail::run_state& s, core_id id) : s_(s), id_(id), out_(s.cores) {}
+    endpoint(detail::run_state& s, core_id id) : s_(s), id_(id), out_(s.cores), taken_(s.cores) {
+        for (auto& r : posted_) post(r);
+    }
     ~endpoint() {
+        // What the posted receives still wait for is not coming to this
+        // core any more (it stopped): cancel them, or drop what they got.
+        for (auto& r : posted_) {
+            MPI_Cancel(&r.request);
+            MPI_Wait(&r.request, MPI_STATUS_IGNORE);
+        }
         std::lock_guard g(s_.leftovers_mutex);
         for (auto& o : out_)
             if (o)
@@ -116,19 +136,25 @@ public:
     std::byte* try_acquire(core_id dest) {
         auto& o = out_[dest];
         if (!o) [[unlikely]] o = std::make_unique<outgoing>(s_.window);
+        if (o->sent - o->credited >= s_.window) {
+            take_credits();
+            if (o->sent - o->credited >= s_.window) return nullptr; // `window` messages to dest not yet taken
+        }
         slot& sl = o->slots[o->sent % s_.window];
         if (sl.request != MPI_REQUEST_NULL) {
             int done = 0;
             detail::check(MPI_Test(&sl.request, &done, MPI_STATUS_IGNORE), "MPI_Test");
-            if (!done) return nullptr; // `window` messages to dest not yet taken
+            if (!done) return nullptr; // MPI still holds the slot's bytes
         }
         acquired_ = &sl;
         return sl.bytes.data();
     }
     void publish(core_id dest, std::size_t length) {
-        detail::check(MPI_Issend(acquired_->bytes.data(), int(length), MPI_BYTE, s_.rank_of(dest), s_.tag_of(dest), s_.comm,
-                                 &acquired_->request),
-                      "MPI_Issend");
+        // The sender's core after the message: the receiver's credits go back to it.
+        std::memcpy(acquired_->bytes.data() + length, &id_, sizeof id_);
+        detail::check(MPI_Isend(acquired_->bytes.data(), int(length + sizeof id_), MPI_BYTE, s_.rank_of(dest),
+                                s_.tag_of(dest), s_.comm, &acquired_->request),
+                      "MPI_Isend");
         ++out_[dest]->sent;
     }
 
@@ -136,20 +162,27 @@ public:
     std::size_t poll(Handler&& handle) {
         std::size_t n = 0;
         for (; n < per_poll_budget; ++n) {
-            int found = 0;
-            MPI_Message m;
+            receive& r = posted_[next_ % posted_.size()];
+            int done = 0;
             MPI_Status st;
-            detail::check(MPI_Improbe(MPI_ANY_SOURCE, s_.tag_of(id_), s_.comm, &found, &m, &st), "MPI_Improbe");
-            if (!found) break;
+            detail::check(MPI_Test(&r.request, &done, &st), "MPI_Test");
+            if (!done) break;
             int length = 0;
             MPI_Get_count(&st, MPI_BYTE, &length);
-            // On this poll's stack: the handler may poll again (nested waits).
-            alignas(taco::message_align) std::array<std::byte, taco::message_bytes> bytes;
-            if (length < 0 || std::size_t(length) > bytes.size())
+            if (length < int(sizeof(core_id)) || std::size_t(length) > r.bytes.size())
                 throw std::runtime_error("tacomesh::mpi: a message of " + std::to_string(length) +
                                          " bytes for core " + std::to_string(id_) +
                                          " (at most taco::message_bytes): was the rank started with another program?");
-            detail::check(MPI_Mrecv(bytes.data(), length, MPI_BYTE, &m, MPI_STATUS_IGNORE), "MPI_Mrecv");
+            // Out of the receive buffer, which is posted again at once: the
+            // handler may poll again (nested waits).
+            alignas(taco::message_align) std::array<std::byte, slot_bytes> bytes;
+            std::memcpy(bytes.data(), r.bytes.data(), std::size_t(length));
+            post(r);
+            ++next_;
+            core_id source;
+            std::memcpy(&source, bytes.data() + length - sizeof source, sizeof source);
+            if (source >= s_.cores) throw std::runtime_error("tacomesh::mpi: a message from no core of this run");
+            if (++taken_[source] % s_.credit_unit() == 0) give_credit(source);
             handle(bytes.data());
         }
         if (n) nap_ = std::chrono::microseconds{1};
@@ -190,19 +223,57 @@ public:
 
 private:
     static constexpr std::size_t per_poll_budget = 64;
+    static constexpr std::size_t slot_bytes = taco::message_bytes + sizeof(core_id); ///< the message, then its source
     struct slot {
-        alignas(taco::message_align) std::array<std::byte, taco::message_bytes> bytes;
+        alignas(taco::message_align) std::array<std::byte, slot_bytes> bytes;
         MPI_Request request = MPI_REQUEST_NULL;
     };
     struct outgoing {
         explicit outgoing(std::uint32_t window) : slots(window) {}
         std::vector<slot> slots;
-        std::uint64_t sent = 0;
+        std::uint64_t sent = 0, credited = 0; ///< messages sent; taken, as far as credits tell
     };
+
+    /// Receives kept posted for this core's tag: MPI matches them in the
+    /// order they were posted, and poll takes them in that order, so
+    /// messages stay in order per source; a message that finds one posted
+    /// lands in place instead of in the queue of unexpected messages.
+    struct receive {
+        alignas(taco::message_align) std::array<std::byte, slot_bytes> bytes;
+        MPI_Request request = MPI_REQUEST_NULL;
+    };
+    void post(receive& r) {
+        detail::check(MPI_Irecv(r.bytes.data(), int(r.bytes.size()), MPI_BYTE, MPI_ANY_SOURCE, s_.tag_of(id_), s_.comm,
+                                &r.request),
+                      "MPI_Irecv");
+    }
+
+    /// Tell `source` that another credit_unit() of its messages were taken.
+    void give_credit(core_id source) {
+        MPI_Request r;
+        detail::check(MPI_Isend(&s_.ids[id_], 1, MPI_UINT32_T, s_.rank_of(source), s_.credit_tag_of(source), s_.comm, &r),
+                      "MPI_Isend");
+        MPI_Request_free(&r); // the bytes stay until the run's end
+    }
+    void take_credits() {
+        for (;;) {
+            int found = 0;
+            MPI_Message m;
+            detail::check(MPI_Improbe(MPI_ANY_SOURCE, s_.credit_tag_of(id_), s_.comm, &found, &m, MPI_STATUS_IGNORE),
+                          "MPI_Improbe");
+            if (!found) return;
+            core_id giver = 0;
+            detail::check(MPI_Mrecv(&giver, 1, MPI_UINT32_T, &m, MPI_STATUS_IGNORE), "MPI_Mrecv");
+            if (giver < out_.size() && out_[giver]) out_[giver]->credited += s_.credit_unit();
+        }
+    }
 
     detail::run_state& s_;
     core_id id_;
     std::vector<std::unique_ptr<outgoing>> out_; ///< per destination, made on the first send there
+    std::vector<std::uint32_t> taken_; ///< per source core: messages taken (credits given per credit_unit)
+    std::array<receive, 4> posted_;
+    std::uint64_t next_ = 0; ///< posted_[next_ % 4] completes first
     slot* acquired_ = nullptr;
     std::chrono::microseconds nap_{1};
     std::uint32_t urgent_checks_ = 0;
@@ -247,9 +318,9 @@ private:
         if (c.cores < 1) throw std::invalid_argument("tacomesh::mpi: config.cores (or threads_per_rank) must be at least 1");
         if (c.window < 1 || c.window > 65536)
             throw std::invalid_argument("tacomesh::mpi: config.window must be 1 to 65536, got " + std::to_string(c.window));
-        if (std::int64_t(c.cores) * 2 > std::int64_t(s.tag_limit()))
+        if (std::int64_t(c.cores) * 3 > std::int64_t(s.tag_limit()))
             throw std::invalid_argument("tacomesh::mpi: " + std::to_string(c.cores) +
-                                        " cores need two MPI tags each, more than this MPI's MPI_TAG_UB (" +
+                                        " cores need three MPI tags each, more than this MPI's MPI_TAG_UB (" +
                                         std::to_string(s.tag_limit()) + ")");
         const core_id per_rank = (c.cores + core_id(s.ranks()) - 1) / core_id(s.ranks());
         if (per_rank > 1 && !s.thread_multiple())
@@ -288,6 +359,7 @@ private:
         rs.cores = cmd.cores;
         rs.idle = idle_policy(cmd.idle);
         rs.window = cmd.window;
+        for (core_id c = 0; c < rs.cores; ++c) rs.ids.push_back(c);
         std::vector<core_id> mine;
         for (core_id c = core_id(rs.rank); c < rs.cores; c += core_id(rs.ranks)) mine.push_back(c);
         const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
