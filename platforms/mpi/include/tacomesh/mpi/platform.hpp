@@ -27,7 +27,9 @@
 //
 // Each run has its own communicator, so nothing of one run reaches the
 // next: at the end of a run every rank keeps taking (and dropping) what is
-// sent to its cores until all ranks' sends have completed.
+// sent to its cores until all ranks' sends have completed (eager sends
+// complete when copied: a message still in flight then, to a core that has
+// stopped, stays unmatched on the freed communicator).
 //
 // Code addresses in messages are relative to the program image
 // (taco/image_ptr.hpp), so ranks with different load addresses agree.
