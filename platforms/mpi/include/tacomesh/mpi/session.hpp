@@ -12,6 +12,7 @@
 // non-blocking collectives and sleep in between: Open MPI's blocking
 // collectives spin, and an idle rank spinning on an oversubscribed host
 // takes the CPU from the ranks that work.
+
 // The C API only: the deprecated C++ bindings are not used, and their
 // header casts function types (warnings under -Wextra).
 #ifndef OMPI_SKIP_MPICXX
@@ -21,9 +22,6 @@
 #define MPICH_SKIP_MPICXX 1
 #endif
 #include <mpi.h>
-
-#include <sched.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
