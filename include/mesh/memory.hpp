@@ -168,12 +168,7 @@ inline void deallocate_fast_block(void* p) {
 }
 
 /// Whether p lies in the platform's on-chip memory (taco::on_chip_memory_endpoint).
-inline bool on_chip(const void* p) noexcept {
-    const auto a = static_cast<const std::byte*>(p);
-    for (const std::span<std::byte> piece : memory().on_chip_regions())
-        if (a >= piece.data() && a < piece.data() + piece.size()) return true;
-    return false;
-}
+inline bool on_chip(const void* p) noexcept { return in_pieces(memory().on_chip_regions(), p); }
 /// Blocks of on-chip memory in use (all cores together).
 inline std::size_t on_chip_blocks_in_use() { return at_home(&home_on_chip_in_use); }
 

@@ -12,17 +12,23 @@
 
 namespace mesh::detail {
 
+/// Whether p lies in one of the pieces.
+inline bool in_pieces(std::span<const std::span<std::byte>> pieces, const void* p) noexcept {
+    const auto* b = static_cast<const std::byte*>(p);
+    return std::any_of(pieces.begin(), pieces.end(),
+                       [b](std::span<std::byte> r) { return b >= r.data() && b < r.data() + r.size(); });
+}
+
+/// Keeps the platform's pieces, which outlive it (they are the run's).
 class block_pool {
 public:
     block_pool() = default;
     /// Every whole, `block_bytes`-aligned block of the pieces.
-    block_pool(std::span<const std::span<std::byte>> pieces, std::size_t block_bytes) {
+    block_pool(std::span<const std::span<std::byte>> pieces, std::size_t block_bytes) : pieces_(pieces) {
         for (const std::span<std::byte> piece : pieces) {
             const auto begin = reinterpret_cast<std::uintptr_t>(piece.data());
             const auto end = begin + piece.size();
             const std::uintptr_t first = (begin + block_bytes - 1) / block_bytes * block_bytes;
-            if (first + block_bytes > end) continue;
-            pieces_.push_back({first, end});
             for (std::uintptr_t b = first; b + block_bytes <= end; b += block_bytes)
                 free_.push_back(reinterpret_cast<std::byte*>(b));
         }
@@ -40,22 +46,15 @@ public:
     }
     /// false when p is not a block of this pool.
     bool deallocate(const void* p) {
-        if (!contains(p)) return false;
+        if (!in_pieces(pieces_, p)) return false;
         free_.push_back(static_cast<std::byte*>(const_cast<void*>(p)));
         return true;
-    }
-    bool contains(const void* p) const noexcept {
-        const auto a = reinterpret_cast<std::uintptr_t>(p);
-        return std::any_of(pieces_.begin(), pieces_.end(), [a](const piece& r) { return a >= r.begin && a < r.end; });
     }
     std::size_t capacity() const noexcept { return capacity_; }
     std::size_t in_use() const noexcept { return capacity_ - free_.size(); }
 
 private:
-    struct piece {
-        std::uintptr_t begin, end;
-    };
-    std::vector<piece> pieces_;
+    std::span<const std::span<std::byte>> pieces_;
     std::vector<std::byte*> free_;
     std::size_t capacity_ = 0;
 };

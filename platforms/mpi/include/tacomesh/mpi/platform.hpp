@@ -27,9 +27,9 @@
 //
 // Each run has its own communicator, so nothing of one run reaches the
 // next: at the end of a run every rank keeps taking (and dropping) what is
-// sent to its cores until all ranks' sends have completed (eager sends
-// complete when copied: a message still in flight then, to a core that has
-// stopped, stays unmatched on the freed communicator).
+// sent to its cores until every rank's cores have stopped (a message still
+// in flight then, to a core that has stopped, stays unmatched on the freed
+// communicator).
 //
 // Code addresses in messages are relative to the program image
 // (taco/image_ptr.hpp), so ranks with different load addresses agree.
@@ -44,7 +44,6 @@
 #include <cstring>
 #include <exception>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -93,9 +92,6 @@ struct run_state {
     idle_policy idle = idle_policy::poll;
     std::uint32_t window = 32;
     bool oversubscribed = false;
-    /// Sends still open when their core stopped: completed at the run's end.
-    std::mutex leftovers_mutex;
-    std::vector<MPI_Request> leftovers;
 
     int rank_of(core_id c) const noexcept { return int(c % core_id(ranks)); }
     int tag_of(core_id c) const noexcept { return int(c); }
@@ -146,18 +142,19 @@ public:
         // The slot's last message was sent `window` messages ago, and the
         // credits say it was taken: its bytes are free, and its request is
         // let go without a test (which would run MPI's progress engine).
-        slot& sl = o->slots[o->sent % s_.window];
+        slot& sl = o->next();
         if (sl.request != MPI_REQUEST_NULL) MPI_Request_free(&sl.request);
-        acquired_ = &sl;
+        acquired_ = o.get(); // publish follows at once (channel_endpoint): no second look-up
         return sl.bytes.data();
     }
     void publish(core_id dest, std::size_t length) {
+        slot& sl = acquired_->next();
         // The sender's core after the message: the receiver's credits go back to it.
-        std::memcpy(acquired_->bytes.data() + length, &id_, sizeof id_);
-        detail::check(MPI_Isend(acquired_->bytes.data(), int(length + sizeof id_), MPI_BYTE, s_.rank_of(dest),
-                                s_.tag_of(dest), s_.comm, &acquired_->request),
+        std::memcpy(sl.bytes.data() + length, &id_, sizeof id_);
+        detail::check(MPI_Isend(sl.bytes.data(), int(length + sizeof id_), MPI_BYTE, s_.rank_of(dest), s_.tag_of(dest),
+                                s_.comm, &sl.request),
                       "MPI_Isend");
-        ++out_[dest]->sent;
+        ++acquired_->sent;
     }
 
     template <class Handler>
@@ -200,12 +197,12 @@ public:
         if (s_.oversubscribed) ::sched_yield(); // the core we wait for may need this CPU
     }
 
-    // The urgent flag travels as an empty message with the core's urgent tag.
+    // The urgent flag travels as an empty message with the core's urgent
+    // tag: no bytes to keep, so its request is let go at once.
     void signal_urgent(core_id dest) {
         MPI_Request r;
         detail::check(MPI_Isend(nullptr, 0, MPI_BYTE, s_.rank_of(dest), s_.urgent_tag_of(dest), s_.comm, &r), "MPI_Isend");
-        std::lock_guard g(s_.leftovers_mutex); // completed at the run's end
-        s_.leftovers.push_back(r);
+        MPI_Request_free(&r);
     }
     bool take_urgent() {
         // A probe costs far more than the flag load it stands for: look at
@@ -232,6 +229,7 @@ private:
     };
     struct outgoing {
         explicit outgoing(std::uint32_t window) : slots(window) {}
+        slot& next() noexcept { return slots[sent % slots.size()]; }
         std::vector<slot> slots;
         std::uint64_t sent = 0, credited = 0; ///< messages sent; taken, as far as credits tell
     };
@@ -276,7 +274,7 @@ private:
     std::vector<std::uint32_t> taken_; ///< per source core: messages taken (credits given per credit_unit)
     std::array<receive, 4> posted_;
     std::uint64_t next_ = 0; ///< posted_[next_ % 4] completes first
-    slot* acquired_ = nullptr;
+    outgoing* acquired_ = nullptr; ///< of the last try_acquire
     std::chrono::microseconds nap_{1};
     std::uint32_t urgent_checks_ = 0;
 };
@@ -300,7 +298,6 @@ public:
         if (s.rank() != 0) serve(s, entry); // never returns
         command cmd{};
         cmd.cores = c.cores ? c.cores : core_id(s.ranks()) * c.threads_per_rank;
-        cmd.threads_per_rank = c.threads_per_rank;
         cmd.idle = std::uint32_t(c.idle);
         cmd.window = c.window;
         std::memcpy(cmd.args, arg, sizeof(taco::launch_args));
@@ -387,37 +384,25 @@ private:
     }
 
     /// Every rank takes what reaches its cores (and drops it: they have
-    /// stopped) until every rank's sends are complete, then the run's
-    /// communicator goes.
+    /// stopped) until all ranks got here, then the run's communicator goes.
     static void finish(detail::run_state& rs) {
         MPI_Request barrier = MPI_REQUEST_NULL;
-        auto drain = [&] {
+        detail::check(MPI_Ibarrier(rs.comm, &barrier), "MPI_Ibarrier");
+        detail::wait_politely(barrier, [&] {
             bool any = false;
             for (;;) {
                 int found = 0;
                 MPI_Message m;
                 MPI_Status st;
                 detail::check(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, rs.comm, &found, &m, &st), "MPI_Improbe");
-                if (!found) break;
+                if (!found) return any;
                 int length = 0;
                 MPI_Get_count(&st, MPI_BYTE, &length);
                 std::vector<std::byte> sink(std::size_t(length > 0 ? length : 0) + 1);
                 detail::check(MPI_Mrecv(sink.data(), length, MPI_BYTE, &m, MPI_STATUS_IGNORE), "MPI_Mrecv");
                 any = true;
             }
-            if (barrier == MPI_REQUEST_NULL) {
-                int done = 1;
-                if (!rs.leftovers.empty())
-                    detail::check(MPI_Testall(int(rs.leftovers.size()), rs.leftovers.data(), &done, MPI_STATUSES_IGNORE),
-                                  "MPI_Testall");
-                if (done) detail::check(MPI_Ibarrier(rs.comm, &barrier), "MPI_Ibarrier");
-            }
-            return any;
-        };
-        while (barrier == MPI_REQUEST_NULL) {
-            if (!drain()) std::this_thread::sleep_for(std::chrono::microseconds(20));
-        }
-        detail::wait_politely(barrier, drain);
+        });
         MPI_Comm_free(&rs.comm);
     }
 };

@@ -124,7 +124,7 @@ public:
     /// What rank 0 sends the serving ranks at the start of each run.
     struct command {
         enum : std::uint32_t { run, stop } kind = run;
-        std::uint32_t cores = 0, threads_per_rank = 0, idle = 0, window = 0;
+        std::uint32_t cores = 0, idle = 0, window = 0;
         unsigned char args[64] = {}; ///< taco::launch_args, as bytes
     };
     /// The same command on every rank (rank 0's).

@@ -13,10 +13,10 @@
 // stale), which host memory shared by the core threads stands for here;
 // they are host bytes beside the emulated MPB lines, not inside them, and
 // their accesses are not priced (plain loads and stores never are). Cache
-// control charges what the
-// chip's would: DCM invalidate and write-back run the L2 flush routine over
-// the range (emulated L2: 300 N + 7 500 cycles), MPBT+WT invalidates with
-// CL1INVMB and writes back through the WCB, NCM needs nothing. The data
+// control charges what the chip's would: DCM invalidate and write-back run
+// the L2 flush routine over the range (emulated L2: 300 N + 7 500 cycles),
+// MPBT+WT invalidates with CL1INVMB and writes back through the WCB, NCM
+// needs nothing. The data
 // itself is coherent here (threads of one process): MESH runs its
 // controllers in full (coherent() is false) and pays their modelled
 // cycles, while the staleness of each mechanism is shown at the hardware
