@@ -297,6 +297,7 @@ TEST_CASE("mesh::vector and mesh::string follow their std counterparts", "[mesh]
     });
 }
 
+#if !TACOMESH_TEST_ON_MPI // no memory that stores reach across ranks (test::shared_non_cached)
 namespace {
 /// A standard container whose memory is non-cached shared memory (the
 /// paper's NCM): every write is seen at once, so it may be shared as is.
@@ -332,6 +333,7 @@ TEST_CASE("mesh::allocator: a standard container in non-cached shared memory, se
               (TACO_DEBUG_CHECKS && !block_on_chip ? sizeof(mesh::detail::control_block) : 0)); // see destroy_shared_object
     });
 }
+#endif
 
 TEST_CASE("read_all acquires several shared objects once each, in order", "[mesh][containers]") {
     taco::run(processes(2), [] {

@@ -27,12 +27,23 @@
 // last published data: an extra copy, never a stale one. take_changes()
 // stores the new version during the write-back (the version is odd then, so
 // a reader that read stamps meanwhile retries).
+//
+// Where each core has a view of non-cached memory (cluster ranks:
+// detail/shared_word.hpp), the stamps are fetched and sent like object
+// memory: a reader fetches the group stamps, then the chunk stamps of the
+// groups that changed; take_changes sends each stamp it sets (within the
+// write-back, so ordered before the version that ends it); grow sends the
+// new stamps, or a new array whole (memory's stamps, with the writer's
+// marks). A view of the stamps may be older than memory's, so only the
+// writer's marks in it count: a reader drops the marks it fetches.
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
+#include <mesh/detail/shared_word.hpp>
 #include <mesh/memory.hpp>
 
 namespace mesh {
@@ -51,18 +62,25 @@ public:
     /// half at least.
     void grow(std::size_t chunks) {
         if (chunks <= chunks_) return;
-        if (chunks > capacity_) reallocate(std::max(chunks, capacity_ + capacity_ / 2));
+        const bool moved = chunks > capacity_;
+        if (moved) reallocate(std::max(chunks, capacity_ + capacity_ / 2));
         for (std::size_t i = chunks_; i < chunks; ++i) {
             chunk_stamp(i).store(1, std::memory_order_relaxed);
             list(i);
+        }
+        if (detail::views_of_non_cached()) {
+            // Only the new stamps: this view's others may be older than memory's.
+            if (moved) write_back(stamps_ - 1, (1 + groups_ + capacity_) * sizeof(std::uint64_t));
+            else write_back(&chunk_stamp(chunks_), (chunks - chunks_) * sizeof(std::uint64_t));
         }
         chunks_ = chunks;
     }
     /// Frees the stamps, current and retired (the owner's destructor).
     void release() {
         for (auto* block = stamps_ ? stamps_ - 1 : nullptr; block;) {
+            if (detail::views_of_non_cached()) invalidate(block, sizeof *block); // chained by another core?
             auto* older = reinterpret_cast<std::atomic<std::uint64_t>*>(std::uintptr_t(load(block[0])));
-            deallocate(block, memory_mode::non_cached);
+            detail::deallocate_bookkeeping(block);
             block = older;
         }
         stamps_ = nullptr;
@@ -82,9 +100,18 @@ public:
     /// being written, where its group says so).
     template <class Visit>
     void changed_since(std::uint64_t version, Visit&& visit) const {
+        const bool fetch = detail::views_of_non_cached();
+        if (fetch && chunks_) invalidate(stamps_, groups_for(chunks_) * sizeof(std::uint64_t));
         for (std::size_t g = 0; g * group < chunks_; ++g) {
             if (load(group_stamp(g)) <= version) continue;
             const std::size_t end = std::min(chunks_, (g + 1) * group);
+            if (fetch) {
+                invalidate(&chunk_stamp(g * group), (end - g * group) * sizeof(std::uint64_t));
+                // A mark fetched from memory is the writer's (a grow's): in
+                // this view, should this core write next, marks are its own.
+                for (std::size_t i = g * group; i < end; ++i)
+                    chunk_stamp(i).store(load(chunk_stamp(i)) & ~std::uint64_t(1), std::memory_order_relaxed);
+            }
             for (std::size_t i = g * group; i < end; ++i)
                 if (load(chunk_stamp(i)) > version) visit(i);
         }
@@ -98,6 +125,10 @@ public:
             if (!(load(s) & 1)) return; // listed twice (a grow after a touch)
             s.store(version, std::memory_order_relaxed);
             group_stamp(i / group).store(version, std::memory_order_relaxed);
+            if (detail::views_of_non_cached()) {
+                write_back(&s, sizeof s);
+                write_back(&group_stamp(i / group), sizeof s);
+            }
             visit(i);
         };
         if (touched_ <= listed) {
@@ -111,10 +142,19 @@ public:
 private:
     void reallocate(std::size_t capacity) {
         const std::size_t groups = groups_for(capacity);
-        auto* block = static_cast<std::atomic<std::uint64_t>*>(allocate(
-            (1 + groups + capacity) * sizeof(std::uint64_t), memory_mode::non_cached, alignof(std::uint64_t)));
+        auto* block = static_cast<std::atomic<std::uint64_t>*>(
+            detail::allocate_bookkeeping((1 + groups + capacity) * sizeof(std::uint64_t), alignof(std::uint64_t)));
         ::new (&block[0]) std::atomic<std::uint64_t>(reinterpret_cast<std::uintptr_t>(stamps_ ? stamps_ - 1 : nullptr));
         std::atomic<std::uint64_t>* fresh = block + 1;
+        // Where this view of the stamps may be stale, memory's go into the
+        // new array, with this writer's marks (which only its view holds).
+        std::vector<bool> marked;
+        if (detail::views_of_non_cached() && stamps_) {
+            for (std::size_t i = 0; i < chunks_; ++i) marked.push_back(load(chunk_stamp(i)) & 1);
+            invalidate(stamps_, (groups_ + chunks_) * sizeof(std::uint64_t));
+            for (std::size_t i = 0; i < chunks_; ++i)
+                if (marked[i]) chunk_stamp(i).store(load(chunk_stamp(i)) | 1, std::memory_order_relaxed);
+        }
         for (std::size_t g = 0; g < groups; ++g)
             ::new (&fresh[g]) std::atomic<std::uint64_t>(g < groups_ ? load(group_stamp(g)) : 0);
         for (std::size_t i = 0; i < capacity; ++i)

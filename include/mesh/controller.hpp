@@ -20,9 +20,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include <mesh/detail/control_block.hpp>
 #include <mesh/detail/parts.hpp>
+#include <mesh/detail/shared_word.hpp>
 #include <mesh/event_counts.hpp>
 #include <mesh/memory.hpp>
 #include <taco/all_cores.hpp>
@@ -38,7 +40,10 @@ public:
 
     /// The object's current version (even; +2 per write-back). Acquire: a
     /// view refreshed after seeing it is at least that new.
-    std::uint64_t version() const noexcept { return cb_.version.load(std::memory_order_acquire) & ~std::uint64_t(1); }
+    std::uint64_t version() const {
+        loaded_ = version64::load(cb_.version);
+        return loaded_ & ~std::uint64_t(1);
+    }
 
     /// "This core's view holds nothing yet": refresh everything.
     static constexpr std::uint64_t nothing_seen = ~std::uint64_t(0);
@@ -60,9 +65,9 @@ public:
     }
 
     /// Overlapped Broadcast: writers between acquire and release.
-    void begin_pending_write() noexcept { cb_.writes_pending.fetch_add(1, std::memory_order_relaxed); }
-    void end_pending_write() noexcept { cb_.writes_pending.fetch_sub(1, std::memory_order_release); }
-    bool write_pending() const noexcept { return cb_.writes_pending.load(std::memory_order_acquire) != 0; }
+    void begin_pending_write() { pending32::fetch_add(cb_.writes_pending, 1); }
+    void end_pending_write() { pending32::fetch_add(cb_.writes_pending, ~std::uint32_t(0), std::memory_order_release); }
+    bool write_pending() const { return pending32::load(cb_.writes_pending) != 0; }
 
     /// Run OnNotify(state) on every other core, with that core's instance of
     /// this object's controller state (the controller's remote side, e.g. a
@@ -78,11 +83,14 @@ public:
     template <class F>
     void for_each_range(F&& f) const {
         f(static_cast<const void*>(cb_.object), cb_.bytes);
-        if (cb_.type->extra_ranges) cb_.type->extra_ranges(cb_.object, visitor(f));
+        if (cb_.type().extra_ranges) cb_.type().extra_ranges(cb_.object, visitor(f));
         detail::for_each_part(cb_, [&](const detail::part_ops& ops, void* at) { ops.extra_ranges(at, visitor(f)); });
     }
 
 private:
+    using version64 = detail::shared_word<std::uint64_t>;
+    using pending32 = detail::shared_word<std::uint32_t>;
+
     template <class F>
     static detail::range_visitor visitor(F& f) {
         return {&f, +[](void* c, const void* p, std::size_t n) { (*static_cast<F*>(c))(p, n); }};
@@ -93,10 +101,10 @@ private:
     void for_each_changed_since(std::uint64_t seen, F&& f) const {
         if (seen == nothing_seen) return for_each_range(f);
         f(static_cast<const void*>(cb_.object), cb_.bytes);
-        if (cb_.type->changed_since)
-            cb_.type->changed_since(cb_.object, seen, visitor(f));
-        else if (cb_.type->extra_ranges)
-            cb_.type->extra_ranges(cb_.object, visitor(f));
+        if (cb_.type().changed_since)
+            cb_.type().changed_since(cb_.object, seen, visitor(f));
+        else if (cb_.type().extra_ranges)
+            cb_.type().extra_ranges(cb_.object, visitor(f));
         detail::for_each_part(
             cb_, [&](const detail::part_ops& ops, void* at) { ops.changed_since(at, seen, visitor(f)); });
     }
@@ -105,16 +113,21 @@ private:
     void for_each_to_publish(std::uint64_t version, F&& f) {
         // The changes first: taking them changes the object's own bytes
         // (its parts' lists of changed chunks), which must go out cleared.
-        if (cb_.type->take_changes)
-            cb_.type->take_changes(cb_.object, version, visitor(f));
-        else if (cb_.type->extra_ranges)
-            cb_.type->extra_ranges(cb_.object, visitor(f));
+        if (cb_.type().take_changes)
+            cb_.type().take_changes(cb_.object, version, visitor(f));
+        else if (cb_.type().extra_ranges)
+            cb_.type().extra_ranges(cb_.object, visitor(f));
         detail::for_each_part(
             cb_, [&](const detail::part_ops& ops, void* at) { ops.take_changes(at, version, visitor(f)); });
         f(static_cast<const void*>(cb_.object), cb_.bytes);
     }
 
     detail::control_block& cb_;
+    /// The counter as version() last read it: a refresh that follows starts
+    /// from it (a seqlock reader needs a value read before its copy, not a
+    /// new one), which saves a remote read per acquire where the counter is
+    /// across the network (cluster ranks: one MPI_Fetch_and_op each).
+    mutable std::uint64_t loaded_ = 1;
 };
 
 // Seqlock reader (see control_block::version). The object is copied first
@@ -123,7 +136,8 @@ inline std::uint64_t controlled_object::refresh(std::uint64_t seen) {
     auto& port = detail::memory();
     std::size_t bytes = 0;
     for (;;) {
-        const std::uint64_t before = cb_.version.load(std::memory_order_acquire);
+        const std::uint64_t known = std::exchange(loaded_, 1); // once: a retry reads anew
+        const std::uint64_t before = known & 1 ? version64::load(cb_.version) : known;
         if (before & 1) {
             port.pause(); // a write-back is copying: it takes a memcpy, not a message
             continue;
@@ -134,7 +148,7 @@ inline std::uint64_t controlled_object::refresh(std::uint64_t seen) {
             bytes += n;
         });
         std::atomic_thread_fence(std::memory_order_acquire); // the copies happen before the re-check
-        if (cb_.version.load(std::memory_order_relaxed) == before) {
+        if (version64::load(cb_.version, std::memory_order_relaxed) == before) {
             auto& e = events();
             ++e.invalidations;
             e.invalidated_bytes += bytes;
@@ -145,7 +159,7 @@ inline std::uint64_t controlled_object::refresh(std::uint64_t seen) {
 
 template <class During>
 std::uint64_t controlled_object::publish(During&& during) {
-    const std::uint64_t odd = cb_.version.fetch_add(1, std::memory_order_relaxed) + 1;
+    const std::uint64_t odd = version64::fetch_add(cb_.version, 1) + 1;
     std::atomic_thread_fence(std::memory_order_release); // odd is visible before any copied byte
     during();
     auto& port = detail::memory();
@@ -154,7 +168,7 @@ std::uint64_t controlled_object::publish(During&& during) {
         port.write_back(p, n);
         bytes += n;
     });
-    cb_.version.store(odd + 1, std::memory_order_release);
+    version64::store(cb_.version, odd + 1);
     auto& e = events();
     ++e.write_backs;
     e.written_back_bytes += bytes;

@@ -20,6 +20,7 @@
 #include <taco/platform/memory_endpoint.hpp>
 #include <taco/runtime/core.hpp>
 #include <taco/this_core.hpp>
+#include <taco/usage_error.hpp>
 
 namespace mesh {
 
@@ -167,6 +168,14 @@ inline void deallocate_fast_block(void* p) {
         throw std::invalid_argument("mesh: a control block freed twice (or not from allocate_fast_block)");
 }
 
+/// Non-cached memory for MESH's own bookkeeping (part lists, change
+/// stamps), which it keeps consistent itself also where each core has a
+/// view of non-cached memory (shared_word.hpp); applications cannot there.
+inline void* allocate_bookkeeping(std::size_t bytes, std::size_t align) {
+    return allocate_in(region_kind::non_cached, bytes, align);
+}
+inline void deallocate_bookkeeping(void* p) { deallocate_in(region_kind::non_cached, p); }
+
 /// Whether p lies in the platform's on-chip memory (taco::on_chip_memory_endpoint).
 inline bool on_chip(const void* p) noexcept { return in_pieces(memory().on_chip_regions(), p); }
 /// Blocks of on-chip memory in use (all cores together).
@@ -179,6 +188,13 @@ inline std::size_t on_chip_blocks_in_use() { return at_home(&home_on_chip_in_use
 /// Must run on a TACO core. Cached memory needs a consistency controller
 /// (or explicit invalidate / write_back) to be seen by other cores.
 inline void* allocate(std::size_t bytes, memory_mode mode = memory_mode::cached, std::size_t align = 64) {
+    if (mode == memory_mode::non_cached && detail::memory().remote_words)
+        throw taco::usage_error(
+            "mesh::allocate: non-cached memory is not shared by this platform's cores (each has a view of its "
+            "own, as the ranks of a cluster: taco::remote_memory_endpoint), so plain loads and stores of it "
+            "would not reach the others. Keep the data in a shared object (cached memory, kept consistent by "
+            "its controller): mesh::chunked_map with map_memory::dcm or wt instead of ncm, a mesh::vector "
+            "instead of a std::vector with mesh::allocator<T, memory_mode::non_cached>");
     return detail::allocate_in(detail::kind_of(mode), bytes, align);
 }
 /// Free memory from mesh::allocate (with the same mode), from any core.

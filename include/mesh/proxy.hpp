@@ -31,6 +31,7 @@
 #include <utility>
 
 #include <mesh/detail/control_block.hpp>
+#include <mesh/detail/shared_word.hpp>
 #include <mesh/memory.hpp>
 #include <mesh/sharing_ptr.hpp>
 #include <taco/config.hpp>
@@ -60,13 +61,13 @@ public:
     explicit reader(const sharing_ptr<T>& p) : object_(p.unsafe_object()), block_(p.block()) {
         if (!block_) throw std::invalid_argument("mesh::read: null sharing_ptr");
         state_ = private_instance(block_->state);
-        block_->ops->acquire_read(*block_, state_);
+        block_->ops().acquire_read(*block_, state_);
     }
     reader(reader&& o) noexcept : object_(o.object_), block_(std::exchange(o.block_, nullptr)), state_(o.state_) {}
     reader(const reader&) = delete;
     reader& operator=(const reader&) = delete;
     ~reader() {
-        if (block_) block_->ops->release_read(*block_, state_);
+        if (block_) block_->ops().release_read(*block_, state_);
     }
 
     const T* operator->() const noexcept { return object_; }
@@ -87,12 +88,12 @@ public:
         if (!block_) throw std::invalid_argument("mesh::write: null sharing_ptr");
 #if TACO_DEBUG_CHECKS
         const std::uint32_t me = taco::this_core() + 1;
-        if (std::uint32_t holder = block_->writer.exchange(me, std::memory_order_acq_rel); holder != 0)
+        if (std::uint32_t holder = detail::shared_word<std::uint32_t>::exchange(block_->writer, me); holder != 0)
             detail::second_writer(*block_, holder);
 #endif
         state_ = private_instance(block_->state);
         try {
-            block_->ops->acquire_write(*block_, state_);
+            block_->ops().acquire_write(*block_, state_);
         } catch (...) {
             drop_claim(*block_);
             throw;
@@ -121,7 +122,7 @@ public:
         if (!block_) return;
         detail::control_block& cb = *std::exchange(block_, nullptr);
         drop_claim(cb);
-        cb.ops->release_write(cb, state_, modified_);
+        cb.ops().release_write(cb, state_, modified_);
     }
 
     T* operator->() noexcept {
@@ -141,7 +142,7 @@ public:
 private:
     static void drop_claim([[maybe_unused]] detail::control_block& cb) noexcept {
 #if TACO_DEBUG_CHECKS
-        cb.writer.store(0, std::memory_order_release);
+        detail::shared_word<std::uint32_t>::store(cb.writer, 0);
 #endif
     }
 

@@ -33,6 +33,7 @@
 #include <mesh/shared_object.hpp>
 #include <mesh/sharing_aware.hpp>
 #include <mesh/sharing_ptr.hpp>
+#include <taco/image_ptr.hpp>
 
 namespace mesh {
 
@@ -109,11 +110,15 @@ public:
     };
 
 private:
-    /// An observer: a sharing pointer, erased, and how to grow it.
+    /// An observer: a sharing pointer, erased, and how to grow it. The
+    /// function is image-relative: the list is shared memory, read by cores
+    /// that may load the program elsewhere (cluster ranks).
+    using grow_fn = std::size_t (*)(void* object, detail::control_block* block, std::size_t at_least);
     struct observer {
         void* object;
         detail::control_block* block;
-        std::size_t (*grow)(void* object, detail::control_block* block, std::size_t at_least);
+        taco::image_ptr<grow_fn> grow_table;
+        std::size_t grow(std::size_t at_least) const { return grow_table.get_nonnull()(object, block, at_least); }
     };
 
     template <class Map>
@@ -139,14 +144,15 @@ private:
         ++rounds_;
         const std::size_t want = size_ + size_ / 2;
         std::size_t smallest = std::numeric_limits<std::size_t>::max();
-        for (const observer& o : observers_) smallest = std::min(smallest, o.grow(o.object, o.block, want));
+        for (const observer& o : observers_) smallest = std::min(smallest, o.grow(want));
         reserve_ = smallest;
     }
 
     template <class Map>
     void observe(const sharing_ptr<Map>& m) {
-        const observer& o = observers_.emplace_back(observer{m.unsafe_object(), m.block(), &grow_map<Map>});
-        reserve_ = std::min(reserve_, o.grow(o.object, o.block, size_));
+        const observer& o =
+            observers_.emplace_back(observer{m.unsafe_object(), m.block(), taco::image_ptr<grow_fn>(&grow_map<Map>)});
+        reserve_ = std::min(reserve_, o.grow(size_));
     }
 
     std::size_t size_ = 0;

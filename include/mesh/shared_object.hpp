@@ -20,7 +20,9 @@
 #include <mesh/controller.hpp>
 #include <mesh/controllers/timestamp.hpp>
 #include <mesh/detail/control_block.hpp>
+#include <mesh/detail/parts.hpp>
 #include <mesh/detail/pointer_members.hpp>
+#include <mesh/detail/shared_word.hpp>
 #include <mesh/memory.hpp>
 #include <mesh/proxy.hpp>
 #include <mesh/sharing_aware.hpp>
@@ -58,8 +60,9 @@ struct type_ops_of {
 /// object up to date and initialise this core's controller state.
 inline void adopt(address block) {
     auto& cb = *static_cast<control_block*>(block.p);
+    fetch_block(cb);
     const std::uint64_t version = controlled_object(cb).refresh();
-    cb.ops->adopt(cb, private_instance(cb.state), version);
+    cb.ops().adopt(cb, private_instance(cb.state), version);
 }
 
 /// The events of a destroyed object: the control block keeps this table
@@ -90,8 +93,16 @@ struct retired_blocks {
     static constexpr std::size_t capacity = 4096; // 256 KiB of non-cached memory per core
     std::deque<control_block*> held;
 };
+/// Where each core has a view of the control block (cluster ranks), every
+/// core fetches the destroyed table before the block can be freed and made
+/// again: a view that kept the live table would run a proxy on freed memory.
+inline void fetch_destroyed(address block) { fetch_block(*static_cast<control_block*>(block.p)); }
 inline void retire(control_block* cb) {
-    cb->ops = &destroyed_ops;
+    cb->controller_table = taco::image_ptr(&destroyed_ops);
+    if (views_of_non_cached()) {
+        publish_block(*cb);
+        taco::sync(taco::all_cores(), &fetch_destroyed, address{cb});
+    }
 #if TACO_DEBUG_CHECKS
     if (on_chip(cb)) return deallocate_fast_block(cb);
     std::deque<control_block*>& held = taco::core_local<retired_blocks>().held;
@@ -164,11 +175,11 @@ sharing_ptr<T> make_shared_object(Args&&... args) {
     g.state = allocate_private(sizeof(typename C::state));
 
     auto* cb = ::new (g.block) detail::control_block{};
-    cb->ops = &detail::ops_of<C>::table;
+    cb->controller_table = taco::image_ptr(&detail::ops_of<C>::table);
     cb->object = g.object;
     cb->bytes = sizeof(T);
     cb->state = g.state;
-    cb->type = &detail::type_ops_of<T>::table;
+    cb->type_table = taco::image_ptr(&detail::type_ops_of<T>::table);
 
     detail::control_block* const outer = std::exchange(detail::constructing, cb);
     T* object;
@@ -181,6 +192,7 @@ sharing_ptr<T> make_shared_object(Args&&... args) {
     detail::constructing = outer;
 
     // Publish the constructed state, then let every core adopt it.
+    detail::publish_block(*cb);
     controlled_object(*cb).publish();
     taco::sync(taco::all_cores(), &detail::adopt, detail::address{cb});
     g.object = g.block = g.state = nullptr; // the object is alive: keep its memory
@@ -196,12 +208,12 @@ template <class T>
 void destroy_shared_object(sharing_ptr<T>& p) {
     if (!p) return;
     detail::control_block* cb = p.block();
-    if (cb->ops == &detail::destroyed_ops)
+    if (&cb->ops() == &detail::destroyed_ops)
         throw taco::usage_error("mesh::destroy_shared_object: the object was destroyed already (through a copy "
                                 "of its sharing_ptr?)");
     {
         writer<T> w(p); // acquire: the current state, and the debug single-writer check
-        cb->type->destroy(cb->object);
+        cb->type().destroy(cb->object);
         // the writer's release would write the destroyed bytes back: skip it (not modified)
     }
     void* object = cb->object;

@@ -22,7 +22,7 @@ public:
     friend bool operator==(const sharing_ptr& a, const sharing_ptr& b) noexcept { return a.object_ == b.object_; }
 
     /// Name of the object's consistency controller ("timestamp", ...).
-    const char* controller() const noexcept { return block_ ? block_->ops->name : "none"; }
+    const char* controller() const noexcept { return block_ ? block_->ops().name : "none"; }
 
     // For proxies and controllers; not an access path (bypasses consistency).
     T* unsafe_object() const noexcept { return object_; }

@@ -15,6 +15,9 @@
 
 #include <modularity/cluster.hpp>
 #include <modularity/graph_reader.hpp>
+#if TACOMESH_WITH_MPI
+#include <tacomesh/mpi/platform.hpp>
+#endif
 
 namespace {
 
@@ -32,8 +35,11 @@ options:
                                  paper's algorithm (deterministic); multilevel:
                                  the best quality (default)
   --cores N                      cores to run on (default: the CPUs, at least 2)
-  --platform threads|processes   cores as threads, or as processes with private
-                                 memory (coherence by the controller) (default threads)
+  --platform threads|processes|mpi   cores as threads, or as processes with private
+                                 memory (coherence by the controller) (default threads);
+                                 mpi: one core per MPI rank, started by
+                                 mpirun -np N tacomesh-cluster --platform mpi ...
+                                 (--cores, if given, must be N)
   --controller none|broadcast|overlapped|timestamp   consistency controller (default timestamp)
   --maps dcm|ncm|wt|mix          memory of the shared maps: cached, non-cached,
                                  write-through, or mix: static graph cached,
@@ -63,6 +69,7 @@ struct cli {
     std::string graph, output;
     std::optional<modularity::graph_format> format;
     bool json = false, quiet = false, members = false;
+    bool mpi = false, cores_given = false; ///< --platform mpi: cores are the ranks
 };
 
 std::uint64_t number(const std::string& flag, const std::string& v) {
@@ -93,8 +100,14 @@ cli parse(int argc, char** argv) {
                 std::fputs(usage_text, stdout);
                 std::exit(0);
             } else if (a == "--algorithm") c.run.algo = modularity::parse_algorithm(value());
-            else if (a == "--cores") c.run.cores = taco::core_id(std::min<std::uint64_t>(number(a, value()), 1u << 20));
-            else if (a == "--platform") c.run.platform = modularity::parse_execution_mode(value());
+            else if (a == "--cores") {
+                c.run.cores = taco::core_id(std::min<std::uint64_t>(number(a, value()), 1u << 20));
+                c.cores_given = true;
+            } else if (a == "--platform") {
+                const std::string v = value();
+                c.mpi = v == "mpi";
+                if (!c.mpi) c.run.platform = modularity::parse_execution_mode(v);
+            }
             else if (a == "--controller") c.run.controller = modularity::parse_controller(value());
             else if (a == "--maps") c.run.maps = modularity::parse_maps(value());
             else if (a == "--max-steps") c.run.max_steps = number(a, value());
@@ -119,6 +132,20 @@ cli parse(int argc, char** argv) {
         }
     }
     if (c.graph.empty()) usage_error("no graph file given");
+    if (c.mpi) {
+#if TACOMESH_WITH_MPI
+        const auto ranks = taco::core_id(tacomesh::mpi::ranks());
+        if (c.cores_given && c.run.cores != ranks)
+            usage_error("--platform mpi runs one core per rank: --cores " + std::to_string(c.run.cores) + " with " +
+                        std::to_string(ranks) + " ranks (start mpirun -np " + std::to_string(c.run.cores) +
+                        ", or leave --cores out)");
+        c.run.cores = ranks;
+        if (tacomesh::mpi::rank() != 0) c.quiet = true; // every rank reads the graph: rank 0 tells of it
+        c.run.platform = modularity::execution_mode::processes; // what check() weighs: a view per core
+#else
+        usage_error("--platform mpi: this tacomesh-cluster was built without MPI (install libopenmpi-dev and rebuild)");
+#endif
+    }
     try {
         modularity::check(c.run);
     } catch (const std::invalid_argument& e) {
@@ -182,6 +209,24 @@ private:
     std::chrono::steady_clock::time_point last_{};
 };
 
+const char* platform_name(const cli& c) { return c.mpi ? "mpi" : modularity::name(c.run.platform); }
+
+/// On the platform the options name. On MPI every rank gets here with the
+/// graph it read; rank 0 runs the search (on its core 0) and returns, the
+/// others serve its cores and end with its program.
+modularity::cluster_result run([[maybe_unused]] const cli& c, const modularity::graph_data& g,
+                               const modularity::cluster_options& o) {
+#if TACOMESH_WITH_MPI
+    if (c.mpi) {
+        tacomesh::mpi::run_report report;
+        modularity::cluster_result r = modularity::cluster_graph_on(tacomesh::mpi::config{.report = &report}, g, o);
+        r.oversubscribed = report.oversubscribed;
+        return r;
+    }
+#endif
+    return modularity::cluster_graph(g, o);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -203,7 +248,7 @@ int main(int argc, char** argv) {
             std::snprintf(buf, sizeof buf, "step %llu: Q = %.6f, %u clusters", static_cast<unsigned long long>(steps), q, k);
             progress(buf);
         };
-        const modularity::cluster_result r = modularity::cluster_graph(g, o);
+        const modularity::cluster_result r = run(c, g, o);
         progress.clear();
 
         if (!c.output.empty()) {
@@ -218,7 +263,7 @@ int main(int argc, char** argv) {
                         "\"seed\": %llu, \"modularity\": %.10f, \"clusters\": %u, \"steps\": %llu, "
                         "\"converged\": %s, \"seconds\": %.6f, \"load_seconds\": %.6f, \"oversubscribed\": %s}\n",
                         json_string(c.graph).c_str(), g.vertex_count(), g.undirected_edge_count(),
-                        g.weighted ? "true" : "false", modularity::name(o.algo), o.cores, modularity::name(o.platform),
+                        g.weighted ? "true" : "false", modularity::name(o.algo), o.cores, platform_name(c),
                         modularity::name(o.controller), modularity::name(o.maps),
                         static_cast<unsigned long long>(o.seed), r.modularity, r.clusters,
                         static_cast<unsigned long long>(r.steps), r.converged ? "true" : "false", r.seconds,
@@ -228,7 +273,7 @@ int main(int argc, char** argv) {
                         g.undirected_edge_count(), g.weighted ? ", weighted" : "", load_seconds);
             const bool greedy = o.algo == modularity::algorithm::greedy;
             std::printf("%s on %u cores (%s%s, controller %s, maps %s): %llu %s%s\n", modularity::name(o.algo),
-                        o.cores, modularity::name(o.platform), r.oversubscribed ? ", oversubscribed" : "",
+                        o.cores, platform_name(c), r.oversubscribed ? ", oversubscribed" : "",
                         modularity::name(o.controller), modularity::name(o.maps),
                         static_cast<unsigned long long>(r.steps), greedy ? "moves" : "rounds",
                         !greedy ? "" : r.converged ? ", converged" : ", stopped at --max-steps");

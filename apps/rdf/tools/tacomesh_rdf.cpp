@@ -19,6 +19,9 @@
 #include <rdf/query_engine.hpp>
 #include <rdf/results.hpp>
 #include <rdf/store_file.hpp>
+#if TACOMESH_WITH_MPI
+#include <tacomesh/mpi/platform.hpp>
+#endif
 
 namespace {
 
@@ -46,8 +49,10 @@ data:
 
 running:
   --cores N            cores (query: default 1; bench, and inference: the CPUs, at least 2)
-  --platform threads|processes   cores as threads, or as processes with private
-                       memory (the store reaches them through MESH) (default threads)
+  --platform threads|processes|mpi   cores as threads, or as processes with private
+                       memory (the store reaches them through MESH) (default threads);
+                       mpi: one core per MPI rank, started by
+                       mpirun -np N tacomesh-rdf ... --platform mpi (--cores, if given, must be N)
   --model single|task|data       query: single (default on 1 core) or data (default
                        on more); bench: all three by default, or the one named
 
@@ -78,6 +83,7 @@ struct options {
     std::optional<std::string> infer, output;
     std::optional<taco::core_id> cores;
     rdf::execution_mode platform = rdf::execution_mode::threads;
+    bool mpi = false; ///< --platform mpi: the cores are the ranks
     std::optional<model> mdl;
     bool count = false, json = false, explain = false, quiet = false;
     std::string format = "tsv";
@@ -117,7 +123,11 @@ options parse(int argc, char** argv) {
                 const auto n = number(a, value());
                 if (n < 1 || n > 1024) usage_error("--cores " + std::to_string(n) + ": from 1 to 1024");
                 o.cores = taco::core_id(n);
-            } else if (a == "--platform") o.platform = rdf::parse_execution_mode(value());
+            } else if (a == "--platform") {
+                const std::string v = value();
+                o.mpi = v == "mpi";
+                if (!o.mpi) o.platform = rdf::parse_execution_mode(v);
+            }
             else if (a == "--model") {
                 const std::string m = value();
                 if (m == "single") o.mdl = model::single;
@@ -146,7 +156,34 @@ options parse(int argc, char** argv) {
     if (o.command == "bench" && o.queries.empty()) usage_error("bench needs at least one QUERY.rq");
     if (o.command == "query" && o.mdl == model::task)
         usage_error("--model task runs a pool of queries: use 'tacomesh-rdf bench --model task'");
+    if (o.mpi) {
+#if TACOMESH_WITH_MPI
+        const auto ranks = taco::core_id(tacomesh::mpi::ranks());
+        if (o.cores && *o.cores != ranks)
+            usage_error("--platform mpi runs one core per rank: --cores " + std::to_string(*o.cores) + " with " +
+                        std::to_string(ranks) + " ranks (start mpirun -np " + std::to_string(*o.cores) +
+                        ", or leave --cores out)");
+        o.cores = ranks;
+        o.platform = rdf::execution_mode::processes; // a view of the store per core, as core processes
+        if (tacomesh::mpi::rank() != 0) o.quiet = true; // every rank loads the data: rank 0 tells of it
+#else
+        usage_error("--platform mpi: this tacomesh-rdf was built without MPI (install libopenmpi-dev and rebuild)");
+#endif
+    }
     return o;
+}
+
+const char* platform_name(const options& o) { return o.mpi ? "mpi" : rdf::name(o.platform); }
+
+/// rdf::with_cluster on the platform the options name. On MPI every rank
+/// gets here with the store it loaded; rank 0 runs fn (on its core 0) and
+/// returns, the others serve its cores and end with its program.
+template <class F>
+void on_cluster(rdf::store& s, const options& o, taco::core_id cores, F&& fn) {
+#if TACOMESH_WITH_MPI
+    if (o.mpi) return rdf::with_cluster_on(tacomesh::mpi::config{}, s, std::forward<F>(fn));
+#endif
+    rdf::with_cluster(s, {cores, o.platform}, std::forward<F>(fn));
 }
 
 std::string read_query(const std::string& path) {
@@ -201,7 +238,7 @@ loaded load_inputs(const options& o) {
         const taco::core_id cores = o.cores.value_or(default_cores());
         if (cores == 1) l.inference = rdf::infer(l.store);
         else
-            rdf::with_cluster(l.store, {cores, o.platform}, [&](rdf::rdf_cluster& c) { l.inference = c.infer(l.store); });
+            on_cluster(l.store, o, cores, [&](rdf::rdf_cluster& c) { l.inference = c.infer(l.store); });
         if (!o.quiet)
             std::fprintf(stderr, "inference: %llu triples added in %u rounds, %.3f s on %u cores\n",
                          (unsigned long long)l.inference->added, l.inference->rounds, l.inference->seconds, unsigned(cores));
@@ -237,7 +274,7 @@ int run_query_command(const options& o) {
     auto t0 = std::chrono::steady_clock::now();
     if (m == model::single) a = rdf::run_query(text, l.store.view());
     else
-        rdf::with_cluster(l.store, {cores, o.platform}, [&](rdf::rdf_cluster& c) {
+        on_cluster(l.store, o, cores, [&](rdf::rdf_cluster& c) {
             t0 = std::chrono::steady_clock::now(); // the cores are up; the METIS partition is part of the first query
             rdf::tsv_sink sink;
             if (tsv) sink = [&](std::string_view s) { tsv_rows += s; };
@@ -281,7 +318,7 @@ int run_bench_command(const options& o) {
     char buf[512];
     std::snprintf(buf, sizeof buf, "\"triples\":%llu,\"bytes_per_triple\":%.2f,\"load_seconds\":%.4f,\"cores\":%u,\"cpus\":%u,\"platform\":\"%s\"",
                   (unsigned long long)l.store.triple_count(), double(l.store.bytes()) / double(std::max<std::uint64_t>(1, l.store.triple_count())),
-                  l.load_seconds, unsigned(cores), std::thread::hardware_concurrency(), rdf::name(o.platform));
+                  l.load_seconds, unsigned(cores), std::thread::hardware_concurrency(), platform_name(o));
     json += buf;
     if (l.inference) {
         std::snprintf(buf, sizeof buf, ",\"inference\":{\"added\":%llu,\"rounds\":%u,\"seconds\":%.4f}",
@@ -321,7 +358,7 @@ int run_bench_command(const options& o) {
         time_each("single", [&](const std::string& t) { return rdf::answer_as_tsv(t, v, out); });
     }
     if (all || o.mdl == model::data || o.mdl == model::task) {
-        rdf::with_cluster(l.store, {cores, o.platform}, [&](rdf::rdf_cluster& c) {
+        on_cluster(l.store, o, cores, [&](rdf::rdf_cluster& c) {
             if (all || o.mdl == model::data) {
                 // The rows decoded to TSV, as the single-core loop has them,
                 // read where the workers left them.

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <taco/image_ptr.hpp>
+
 namespace mesh::detail {
 
 struct control_block;
@@ -48,7 +50,8 @@ struct part_ops {
 };
 struct part {
     std::size_t offset; ///< from the object's start: the part is at the same logical address on every core
-    const part_ops* ops;
+    taco::image_ptr<const part_ops*> table; ///< image-relative, as the control block's tables
+    const part_ops& ops() const noexcept { return *table.get_nonnull(); }
 };
 /// The parts of one object, in non-cached memory: written while the object
 /// is constructed, before any other core knows it, and read-only afterwards.
@@ -73,13 +76,15 @@ struct controller_ops {
     void (*release_write)(control_block&, void* state, bool modified);
 };
 
-/// One cache line: everything a reader's acquire touches is in it.
+/// One cache line: everything a reader's acquire touches is in it. The
+/// tables are image-relative (taco/image_ptr.hpp): cluster ranks load the
+/// program at different addresses, and all of them read this block.
 struct alignas(64) control_block {
-    const controller_ops* ops;
+    taco::image_ptr<const controller_ops*> controller_table;
     void* object;
     std::size_t bytes;
     void* state; ///< core-private logical address of the controller's per-core state
-    const type_ops* type;
+    taco::image_ptr<const type_ops*> type_table;
     /// Seqlock over the object's memory: odd while a write-back copies, and
     /// version / 2 counts the write-backs (the Timestamp controller's
     /// generation counter, MESH paper section III.B). A reader's copy is
@@ -91,6 +96,9 @@ struct alignas(64) control_block {
     std::atomic<std::uint32_t> writer{0};
     /// The containers inside the object (nullptr: none).
     part_list* parts = nullptr;
+
+    const controller_ops& ops() const noexcept { return *controller_table.get_nonnull(); }
+    const type_ops& type() const noexcept { return *type_table.get_nonnull(); }
 };
 static_assert(sizeof(control_block) == 64);
 

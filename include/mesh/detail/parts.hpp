@@ -12,6 +12,7 @@
 #include <new>
 
 #include <mesh/detail/control_block.hpp>
+#include <mesh/detail/shared_word.hpp>
 #include <mesh/memory.hpp>
 
 namespace mesh::detail {
@@ -34,7 +35,7 @@ inline void register_part(const void* self, const part_ops* ops) {
     if (list)
         for (std::size_t i = 0; i < list->count; ++i)
             if (list->entries[i].offset == offset) { // constructed again at the same place
-                list->entries[i].ops = ops;
+                list->entries[i].table = taco::image_ptr(ops);
                 return;
             }
     if (!list || list->count == list->capacity) {
@@ -42,14 +43,14 @@ inline void register_part(const void* self, const part_ops* ops) {
         // Non-cached: the list is written once, here, and read by every
         // core's controller without a consistency event of its own.
         auto* grown = static_cast<part_list*>(
-            allocate(sizeof(part_list) + (capacity - 1) * sizeof(part), memory_mode::non_cached, alignof(part_list)));
+            allocate_bookkeeping(sizeof(part_list) + (capacity - 1) * sizeof(part), alignof(part_list)));
         grown->count = list ? list->count : 0;
         grown->capacity = capacity;
         if (list) std::copy_n(list->entries, list->count, grown->entries);
-        deallocate(list, memory_mode::non_cached);
+        deallocate_bookkeeping(list);
         cb->parts = list = grown;
     }
-    list->entries[list->count++] = {offset, ops};
+    list->entries[list->count++] = {offset, taco::image_ptr(ops)};
 }
 
 /// The consistency methods of a container whose memory is one
@@ -72,11 +73,30 @@ template <class F>
 void for_each_part(const control_block& cb, F&& f) {
     if (const part_list* list = cb.parts)
         for (std::size_t i = 0; i < list->count; ++i)
-            f(*list->entries[i].ops, static_cast<std::byte*>(cb.object) + list->entries[i].offset);
+            f(list->entries[i].ops(), static_cast<std::byte*>(cb.object) + list->entries[i].offset);
+}
+
+/// Where each core has a view of non-cached memory (shared_word.hpp): the
+/// maker of an object sends its control block and part list to memory once
+/// they are complete, and every other core fetches them when it adopts the
+/// object. Both are read-only afterwards, but for the words in shared_word.
+inline void publish_block(control_block& cb) {
+    if (!views_of_non_cached()) return;
+    write_back(&cb, sizeof cb);
+    if (const part_list* list = cb.parts)
+        write_back(list, sizeof(part_list) + (list->capacity - 1) * sizeof(part));
+}
+inline void fetch_block(control_block& cb) {
+    if (!views_of_non_cached()) return;
+    invalidate(&cb, sizeof cb);
+    if (part_list* list = cb.parts) {
+        invalidate(list, offsetof(part_list, entries));
+        invalidate(list->entries, list->capacity * sizeof(part));
+    }
 }
 
 inline void free_parts(control_block& cb) {
-    deallocate(cb.parts, memory_mode::non_cached);
+    deallocate_bookkeeping(cb.parts);
     cb.parts = nullptr;
 }
 

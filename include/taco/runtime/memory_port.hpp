@@ -6,11 +6,13 @@
 // next to them; the per-access lookup of core-private memory is an add of
 // private_offset, taken once per proxy, with no call at all.
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <stdexcept>
 
 #include <taco/platform/memory_endpoint.hpp>
 #include <taco/platform/on_chip_memory.hpp>
+#include <taco/platform/remote_memory.hpp>
 
 namespace taco::detail {
 
@@ -23,9 +25,15 @@ public:
     virtual bool coherent() const { return true; }
     /// taco::on_chip_memory_endpoint's pieces; none where the platform has none.
     virtual std::span<const std::span<std::byte>> on_chip_regions() const { return {}; }
+    /// taco::remote_memory_endpoint's word operations (only where remote_words).
+    virtual std::uint64_t word(word_op, void*, std::size_t, std::uint64_t) { none(); }
 
     /// This core's instance of a core-private logical address is at p + private_offset.
     std::ptrdiff_t private_offset = 0;
+    /// Non-cached memory is a view per core (taco::remote_memory_endpoint):
+    /// MESH's shared words go through word(). A field, not a virtual call:
+    /// it is read on every acquire, and elsewhere it is false.
+    bool remote_words = false;
 
 protected:
     ~memory_port() = default;

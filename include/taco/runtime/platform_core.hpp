@@ -21,6 +21,7 @@ public:
 
     platform_core(endpoint_type& ep, policy scheduling) : core(ep.id(), ep.core_count(), scheduling), ep_(ep) {
         if constexpr (memory_endpoint<endpoint_type>) private_offset = ep.private_offset();
+        remote_words = remote_memory_endpoint<endpoint_type>;
     }
     ~platform_core() override { release_state(); }
 
@@ -49,6 +50,10 @@ public:
     bool coherent() const override {
         if constexpr (memory_endpoint<endpoint_type>) return ep_.coherent();
         else return memory_port::coherent();
+    }
+    std::uint64_t word(word_op op, void* w, std::size_t bytes, std::uint64_t operand) override {
+        if constexpr (remote_memory_endpoint<endpoint_type>) return ep_.word(op, w, bytes, operand);
+        else return memory_port::word(op, w, bytes, operand);
     }
     std::span<const std::span<std::byte>> on_chip_regions() const override {
         if constexpr (on_chip_memory_endpoint<endpoint_type>) return ep_.on_chip_regions();

@@ -4,6 +4,11 @@
 //                MPI_Recv ping-pong between the same two ranks;      target <= 1.2x
 //   reduce       taco::reduce over one member per rank  vs  MPI_Allreduce
 //                of one double over all ranks;                       target <= 1.5x
+//   release_acquire/B  a shared object of B bytes, written back and then
+//                refreshed by rank 1 as its Timestamp controller does
+//                (release of a modified writer, acquire of a stale view)
+//                vs  an MPI_Put + MPI_Get of the same B bytes to a
+//                window at rank 0, each flushed;                     target <= 1.5x
 //
 //   mpirun -np N bench_mpi [Google Benchmark flags]      (N >= 2; one core per rank)
 //
@@ -15,6 +20,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -22,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include <mesh/mesh.hpp>
 #include <taco/taco.hpp>
 #include <tacomesh/mpi/platform.hpp>
 
@@ -151,11 +158,93 @@ void reduce(benchmark::State& state) {
     state.counters["ranks"] = n;
 }
 
+/// A shared object of B bytes.
+template <std::size_t B>
+struct blob {
+    std::array<std::byte, B> bytes{};
+};
+
+/// The baseline's window: B bytes at rank 0, as MESH's canonical copies.
+struct put_get_window {
+    MPI_Win win = MPI_WIN_NULL;
+    std::byte* at_home = nullptr;
+};
+put_get_window baseline_window; // one per rank (one core per rank)
+
+/// Collective (one core per rank: an at_each over all cores).
+void open_window(std::size_t bytes) {
+    // The same kind of window as MESH's (shared where the ranks share a host).
+    tacomesh::mpi::detail::allocate_window(MPI_COMM_WORLD, bytes, 0, &baseline_window.at_home, &baseline_window.win);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, baseline_window.win);
+}
+void close_window() {
+    MPI_Win_unlock_all(baseline_window.win);
+    MPI_Win_free(&baseline_window.win);
+}
+
+/// On rank 1: n times an MPI_Put then an MPI_Get of `bytes` at rank 0, each flushed.
+template <std::size_t B>
+double put_get_batch(std::size_t n) {
+    static blob<B> view;
+    return timed_batch(n, [&] {
+        view.bytes[0] = std::byte(std::to_integer<unsigned>(view.bytes[0]) + 1);
+        MPI_Put(view.bytes.data(), int(B), MPI_BYTE, 0, 0, int(B), MPI_BYTE, baseline_window.win);
+        MPI_Win_flush(0, baseline_window.win);
+        MPI_Get(view.bytes.data(), int(B), MPI_BYTE, 0, 0, int(B), MPI_BYTE, baseline_window.win);
+        MPI_Win_flush(0, baseline_window.win);
+    });
+}
+
+/// On rank 1: n times the Timestamp controller's release of a modified
+/// writer, then its acquire of a view that is stale (as after another
+/// core's write: this core's seen version is reset, so the acquire finds
+/// the counter changed and refreshes).
+template <std::size_t B>
+double release_acquire_batch(std::size_t n, mesh::sharing_ptr<blob<B>> p) {
+    using ts = mesh::controllers::timestamp;
+    mesh::controlled_object o(*p.block());
+    ts::state s{o.version()};
+    blob<B>& view = *p.unsafe_object();
+    return timed_batch(n, [&] {
+        view.bytes[0] = std::byte(std::to_integer<unsigned>(view.bytes[0]) + 1);
+        ts::release_write(o, s, true);
+        s.seen = 0;
+        ts::acquire_read(o, s);
+    });
+}
+
+template <std::size_t B>
+void release_acquire(benchmark::State& state) {
+    const bench::sizes sz = sizes();
+    taco::future<void> opened;
+    taco::at_each(taco::all_cores(), taco::m2f(&open_window, B), opened);
+    opened.get();
+    auto p = mesh::make_shared_object<blob<B>, mesh::controllers::timestamp>();
+    bench::paired_series series;
+    for (auto _ : state)
+        series.run_pair(
+            state, [&] { return taco::sync(1, &put_get_batch<B>, sz.batch); },
+            [&] { return taco::sync(1, &release_acquire_batch<B>, sz.batch, p); });
+    mesh::destroy_shared_object(p);
+    taco::future<void> closed;
+    taco::at_each(taco::all_cores(), taco::m2f(&close_window), closed);
+    closed.get();
+    series.report_latency(state, oversubscribed());
+    state.counters["bytes"] = double(B);
+    state.counters["ranks"] = tacomesh::mpi::ranks();
+}
+
 void register_all() {
     const int pairs = sizes().pairs;
     if (tacomesh::mpi::ranks() >= 2)
         benchmark::RegisterBenchmark("mpi/round_trip_vs_pingpong", round_trip)->Iterations(pairs)->UseManualTime();
     benchmark::RegisterBenchmark("mpi/reduce_vs_allreduce", reduce)->Iterations(pairs)->UseManualTime();
+    if (tacomesh::mpi::ranks() >= 2) {
+        auto add = [&](const char* name, auto fn) { benchmark::RegisterBenchmark(name, fn)->Iterations(pairs)->UseManualTime(); };
+        add("mpi/release_acquire_vs_put_get/64", release_acquire<64>);
+        add("mpi/release_acquire_vs_put_get/4096", release_acquire<4096>);
+        add("mpi/release_acquire_vs_put_get/65536", release_acquire<65536>);
+    }
 }
 
 } // namespace

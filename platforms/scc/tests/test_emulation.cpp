@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <thread>
@@ -207,7 +208,9 @@ TEST_CASE("SCC emulation: a line moves whole, so a reader never sees half of ano
     // reader that saw the new one beside the old other copied too little
     // of a message (a lost invocation, on 16 oversubscribed cores).
     emu::chip chip(2);
-    constexpr long max_reads = 50'000'000;
+    // Until the two overlapped often enough: bounded by time, not by reads
+    // (under load the writer thread may wait many millions of reads for a CPU).
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(240);
     std::atomic<bool> done{false};
     std::thread writer([&] {
         std::array<std::uint32_t, 8> words;
@@ -219,7 +222,7 @@ TEST_CASE("SCC emulation: a line moves whole, so a reader never sees half of ano
     long torn = 0, changed = 0;
     std::uint32_t last = 0;
     long reads = 0;
-    for (; changed < 5'000 && reads < max_reads; ++reads) {
+    for (; changed < 5'000 && (reads % 4096 || std::chrono::steady_clock::now() < give_up); ++reads) {
         std::array<std::uint32_t, 8> seen;
         std::uint64_t at = 0;
         chip.mpb_line(1, 0).read(reinterpret_cast<std::byte*>(seen.data()), at);

@@ -33,8 +33,11 @@
 //
 // Code addresses in messages are relative to the program image
 // (taco/image_ptr.hpp), so ranks with different load addresses agree.
-// Not yet: MESH memory (the platform has no memory_endpoint), core
-// failures, ranks started with different programs.
+//
+// MESH: shared memory is a view per rank with its canonical copy in an MPI
+// window at rank 0 (memory.hpp), so the endpoint models
+// taco::remote_memory_endpoint. Not yet: core failures, ranks started with
+// different programs.
 #include <sched.h>
 
 #include <array>
@@ -44,6 +47,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -52,6 +56,8 @@
 
 #include <taco/core_id.hpp>
 #include <taco/platform/platform.hpp>
+#include <taco/platform/remote_memory.hpp>
+#include <tacomesh/mpi/memory.hpp>
 #include <tacomesh/mpi/session.hpp>
 
 namespace tacomesh::mpi {
@@ -79,6 +85,11 @@ struct config {
     core_id threads_per_rank = 1; ///< cores per rank when cores = 0
     idle_policy idle = idle_policy::poll;
     std::uint32_t window = 32; ///< messages a core may have sent to one core that it has not yet taken
+    /// MESH's shared memory (reserved, not used, until allocated): views on
+    /// every rank, canonical copies at rank 0. 0 and 0: no MESH in the run.
+    std::size_t cached_bytes = std::size_t(256) << 20;
+    std::size_t non_cached_bytes = std::size_t(32) << 20;
+    std::size_t private_bytes = std::size_t(16) << 20; ///< per core
     run_report* report = nullptr;
 };
 
@@ -92,6 +103,7 @@ struct run_state {
     idle_policy idle = idle_policy::poll;
     std::uint32_t window = 32;
     bool oversubscribed = false;
+    std::unique_ptr<shared_memory> memory;
 
     int rank_of(core_id c) const noexcept { return int(c % core_id(ranks)); }
     int tag_of(core_id c) const noexcept { return int(c); }
@@ -131,6 +143,17 @@ public:
 
     core_id id() const noexcept { return id_; }
     core_id core_count() const noexcept { return s_.cores; }
+
+    // taco::memory_endpoint and taco::remote_memory_endpoint (memory.hpp)
+    std::span<std::byte> region(taco::memory_mode m) const { return s_.memory->region(m); }
+    std::span<std::byte> private_region() const { return s_.memory->private_region(); }
+    std::ptrdiff_t private_offset() const { return s_.memory->private_offset(id_ / core_id(s_.ranks)); }
+    void invalidate(const void* p, std::size_t n) { s_.memory->invalidate(p, n); }
+    void write_back(const void* p, std::size_t n) { s_.memory->write_back(p, n); }
+    bool coherent() const noexcept { return false; }
+    std::uint64_t word(taco::word_op op, void* w, std::size_t bytes, std::uint64_t operand) {
+        return s_.memory->word(op, w, bytes, operand);
+    }
 
     std::byte* try_acquire(core_id dest) {
         auto& o = out_[dest];
@@ -300,6 +323,9 @@ public:
         cmd.cores = c.cores ? c.cores : core_id(s.ranks()) * c.threads_per_rank;
         cmd.idle = std::uint32_t(c.idle);
         cmd.window = c.window;
+        cmd.cached_bytes = c.cached_bytes;
+        cmd.non_cached_bytes = c.non_cached_bytes;
+        cmd.private_bytes = c.private_bytes;
         std::memcpy(cmd.args, arg, sizeof(taco::launch_args));
         validate(s, cmd); // before the others hear of it: a bad config throws here, on rank 0 alone
         if (s.ranks() > 1) s.broadcast(cmd);
@@ -364,6 +390,9 @@ private:
         const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
         const std::size_t per_rank = (rs.cores + core_id(rs.ranks) - 1) / core_id(rs.ranks);
         rs.oversubscribed = per_rank * std::size_t(s.host_ranks()) > cpus;
+        rs.memory = std::make_unique<detail::shared_memory>(
+            rs.comm, detail::memory_sizes{cmd.cached_bytes, cmd.non_cached_bytes, cmd.private_bytes},
+            core_id(mine.size()), core_id(per_rank));
 
         std::vector<std::exception_ptr> errors(mine.size());
         auto core_main = [&](std::size_t k) {
@@ -403,10 +432,12 @@ private:
                 any = true;
             }
         });
+        rs.memory.reset(); // its window's free is collective too: after the barrier
         MPI_Comm_free(&rs.comm);
     }
 };
 
 static_assert(taco::platform<platform>);
+static_assert(taco::remote_memory_endpoint<endpoint>);
 
 } // namespace tacomesh::mpi

@@ -125,6 +125,7 @@ public:
     struct command {
         enum : std::uint32_t { run, stop } kind = run;
         std::uint32_t cores = 0, idle = 0, window = 0;
+        std::uint64_t cached_bytes = 0, non_cached_bytes = 0, private_bytes = 0;
         unsigned char args[64] = {}; ///< taco::launch_args, as bytes
     };
     /// The same command on every rank (rank 0's).
