@@ -187,8 +187,11 @@ TEST_CASE("nested and mutual sync calls do not deadlock", "[invocation]") {
         auto me = taco::to_global(&home);
         auto a1 = taco::new_on<account>(1).get();
         auto a2 = taco::new_on<account>(2).get();
-        taco::async(a1, &account::deposit, 1L);
-        taco::async(a2, &account::deposit, 2L);
+        // sync, not async: a deposit must be in before core 1 reads it below,
+        // and invocations keep their order per source core only (across
+        // MPI ranks on TCP a causally later one from core 1 can overtake it).
+        taco::sync(a1, &account::deposit, 1L);
+        taco::sync(a2, &account::deposit, 2L);
         // core 0 waits on core 1, which sync-calls back into core 0.
         nested = taco::sync(a1, &account::relay, me);
         // core 1 and core 2 sync-call each other at the same time.

@@ -11,6 +11,7 @@
 #include <taco/collective.hpp>
 #include <taco/combiner.hpp>
 #include <taco/config.hpp>
+#include <taco/core_failure.hpp>
 #include <taco/continuation.hpp>
 #include <taco/core_id.hpp>
 #include <taco/core_stats.hpp>

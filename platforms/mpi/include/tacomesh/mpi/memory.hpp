@@ -80,8 +80,30 @@ public:
         total_ = cached_ + non_cached_ + private_stride_ * std::max<taco::core_id>(cores_here, 1);
         reserve(comm);
         if (cached_ + non_cached_ == 0) return; // no shared memory asked for: no window
+        // Not fatal: a run that uses no MESH memory goes on, and one that
+        // does hears why at its first allocation (region()). Once refused,
+        // never tried again (every rank was refused: the same collective
+        // call): Open MPI 4.1 crashes in a later run after a failed one.
+        static std::string refused;
         void* canonical = nullptr;
-        check(allocate_window(comm, cached_ + non_cached_, home, &canonical, &win_), "MPI_Win_allocate");
+        if (!refused.empty()) {
+            window_error_ = refused;
+            return;
+        }
+        if (const int code = allocate_window(comm, cached_ + non_cached_, home, &canonical, &win_); code != MPI_SUCCESS) {
+            char text[MPI_MAX_ERROR_STRING] = {};
+            int length = 0;
+            MPI_Error_string(code, text, &length);
+            window_error_ = refused =
+                "tacomesh::mpi: MESH's shared memory needs an MPI window, and MPI_Win_allocate failed (" +
+                std::string(text, std::size_t(length)) +
+                "). Across hosts Open MPI needs a one-sided component for the network: Debian's Open MPI 4.1 "
+                "disables osc/ucx (/etc/openmpi/openmpi-mca-params.conf) and osc/pt2pt cannot serve "
+                "MPI_THREAD_MULTIPLE, so start mpirun with --mca osc ucx,sm -x UCX_TLS=tcp,self (or your "
+                "network's UCX transports)";
+            win_ = MPI_WIN_NULL;
+            return;
+        }
         check(MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
         // One passive-target epoch for the run: ranks reach the home's copy
         // whenever their cores need it, with no part played by the home.
@@ -98,6 +120,7 @@ public:
     shared_memory& operator=(const shared_memory&) = delete;
 
     std::span<std::byte> region(taco::memory_mode m) const {
+        if (!window_error_.empty()) throw std::runtime_error(window_error_);
         if (cores_per_rank_ > 1)
             throw taco::usage_error(
                 "tacomesh::mpi: MESH shared objects need one core per rank (" + std::to_string(cores_per_rank_) +
@@ -137,6 +160,10 @@ public:
     }
 
     std::size_t mapped_bytes() const noexcept { return total_; }
+
+    /// After a lost rank: keep the window (its free is collective, and the
+    /// lost rank would never take its part); the views still go.
+    void abandon() noexcept { win_ = MPI_WIN_NULL; }
 
 private:
     static std::size_t round_up(std::uint64_t n) { return std::size_t((n + page - 1) / page * page); }
@@ -201,6 +228,7 @@ private:
     taco::core_id cores_per_rank_;
     std::byte* base_ = nullptr;
     MPI_Win win_ = MPI_WIN_NULL;
+    std::string window_error_; ///< why there is no window, where allocating it failed
 };
 
 } // namespace tacomesh::mpi::detail

@@ -36,10 +36,14 @@
 //
 // MESH: shared memory is a view per rank with its canonical copy in an MPI
 // window at rank 0 (memory.hpp), so the endpoint models
-// taco::remote_memory_endpoint. Not yet: core failures, ranks started with
-// different programs.
+// taco::remote_memory_endpoint.
+//
+// A rank that dies is reported on rank 0 as taco::core_failure, under
+// `mpirun --enable-recovery` (failure_watch.hpp). Not yet: ranks started
+// with different programs.
 #include <sched.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstddef>
@@ -54,9 +58,11 @@
 #include <type_traits>
 #include <vector>
 
+#include <taco/core_failure.hpp>
 #include <taco/core_id.hpp>
 #include <taco/platform/platform.hpp>
 #include <taco/platform/remote_memory.hpp>
+#include <tacomesh/mpi/failure_watch.hpp>
 #include <tacomesh/mpi/memory.hpp>
 #include <tacomesh/mpi/session.hpp>
 
@@ -90,6 +96,11 @@ struct config {
     std::size_t cached_bytes = std::size_t(256) << 20;
     std::size_t non_cached_bytes = std::size_t(32) << 20;
     std::size_t private_bytes = std::size_t(16) << 20; ///< per core
+    /// A rank not heard from for this long is reported as lost: taco::run
+    /// throws taco::core_failure naming it (failure_watch.hpp; needs
+    /// `mpirun --enable-recovery`, or Open MPI ends the whole job itself).
+    /// 0: no watch.
+    std::chrono::milliseconds failure_timeout{10'000};
     run_report* report = nullptr;
 };
 
@@ -104,6 +115,7 @@ struct run_state {
     std::uint32_t window = 32;
     bool oversubscribed = false;
     std::unique_ptr<shared_memory> memory;
+    std::unique_ptr<failure_watch> watch; ///< none where config.failure_timeout is 0 (or MPI serialises threads)
 
     int rank_of(core_id c) const noexcept { return int(c % core_id(ranks)); }
     int tag_of(core_id c) const noexcept { return int(c); }
@@ -211,12 +223,15 @@ public:
         return n;
     }
 
+    // A waiting core learns here that a rank was lost (failure_watch).
     void idle(std::chrono::nanoseconds limit) {
         if (s_.idle == idle_policy::poll) return pause();
+        if (s_.watch && s_.watch->failed()) [[unlikely]] s_.watch->throw_failure();
         std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(nap_, limit));
         nap_ = std::min(nap_ * 2, std::chrono::microseconds{1000});
     }
     void pause() {
+        if (s_.watch && s_.watch->failed()) [[unlikely]] s_.watch->throw_failure();
         if (s_.oversubscribed) ::sched_yield(); // the core we wait for may need this CPU
     }
 
@@ -319,6 +334,8 @@ public:
         static_assert(sizeof(taco::launch_args) <= sizeof(command{}.args) &&
                       std::is_trivially_copyable_v<taco::launch_args>);
         if (s.rank() != 0) serve(s, entry); // never returns
+        if (!s.lost().empty())
+            throw taco::core_failure(s.lost() + " (so this run cannot start: restart the job)");
         command cmd{};
         cmd.cores = c.cores ? c.cores : core_id(s.ranks()) * c.threads_per_rank;
         cmd.idle = std::uint32_t(c.idle);
@@ -326,6 +343,7 @@ public:
         cmd.cached_bytes = c.cached_bytes;
         cmd.non_cached_bytes = c.non_cached_bytes;
         cmd.private_bytes = c.private_bytes;
+        cmd.failure_timeout_ms = std::uint32_t(std::clamp<std::int64_t>(c.failure_timeout.count(), 0, INT32_MAX));
         std::memcpy(cmd.args, arg, sizeof(taco::launch_args));
         validate(s, cmd); // before the others hear of it: a bad config throws here, on rank 0 alone
         if (s.ranks() > 1) s.broadcast(cmd);
@@ -393,6 +411,10 @@ private:
         rs.memory = std::make_unique<detail::shared_memory>(
             rs.comm, detail::memory_sizes{cmd.cached_bytes, cmd.non_cached_bytes, cmd.private_bytes},
             core_id(mine.size()), core_id(per_rank));
+        // The watch's thread makes MPI calls beside the cores': it needs MPI_THREAD_MULTIPLE.
+        if (cmd.failure_timeout_ms && rs.ranks > 1 && s.thread_multiple())
+            rs.watch = std::make_unique<detail::failure_watch>(s, rs.comm, rs.cores,
+                                                               std::chrono::milliseconds(cmd.failure_timeout_ms));
 
         std::vector<std::exception_ptr> errors(mine.size());
         auto core_main = [&](std::size_t k) {
@@ -407,7 +429,16 @@ private:
         for (std::size_t k = 1; k < mine.size(); ++k) threads.emplace_back(core_main, k);
         if (!mine.empty()) core_main(0);
         for (auto& t : threads) t.join();
-        finish(rs);
+        try {
+            if (rs.watch && rs.watch->failed()) rs.watch->throw_failure();
+            finish(rs);
+        } catch (const taco::core_failure& e) {
+            // No end-of-run barrier, nor the window's and communicator's
+            // collective frees: the lost rank would never join them.
+            s.lose(e.what());
+            rs.memory->abandon();
+            throw;
+        }
         for (auto& e : errors)
             if (e) std::rethrow_exception(e);
     }
@@ -418,6 +449,7 @@ private:
         MPI_Request barrier = MPI_REQUEST_NULL;
         detail::check(MPI_Ibarrier(rs.comm, &barrier), "MPI_Ibarrier");
         detail::wait_politely(barrier, [&] {
+            if (rs.watch && rs.watch->failed()) rs.watch->throw_failure(); // a rank died before it got here
             bool any = false;
             for (;;) {
                 int found = 0;
@@ -432,6 +464,7 @@ private:
                 any = true;
             }
         });
+        rs.watch.reset(); // every rank is here: none goes silent now
         rs.memory.reset(); // its window's free is collective too: after the barrier
         MPI_Comm_free(&rs.comm);
     }

@@ -31,6 +31,8 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace tacomesh::mpi::detail {
 
@@ -104,14 +106,31 @@ private:
         int found = 0;
         MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &found);
         tag_ub_ = found && ub ? *ub : 32767;
+        char name[MPI_MAX_PROCESSOR_NAME] = {};
+        int length = 0;
+        MPI_Get_processor_name(name, &length);
+        std::vector<char> names(std::size_t(ranks_) * MPI_MAX_PROCESSOR_NAME);
+        check(MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, world_),
+              "MPI_Allgather");
+        for (int r = 0; r < ranks_; ++r) hosts_.emplace_back(names.data() + std::size_t(r) * MPI_MAX_PROCESSOR_NAME);
         if (owner_ && rank_ == 0) std::atexit(+[] { get().end(); });
     }
 
 public:
+    /// The host a rank runs on (for reports).
+    const std::string& host_of(int rank) const { return hosts_.at(std::size_t(rank)); }
+
+    /// A run lost a rank (failure_watch): what it said, for the runs refused after it.
+    void lose(std::string report) { lost_ = std::move(report); }
+    const std::string& lost() const noexcept { return lost_; }
+
     /// Rank 0, when its program ends: tell the serving ranks, then finalise.
+    /// Not after a lost rank: MPI_Finalize would wait for it (the serving
+    /// ranks end when rank 0's heartbeats stop).
     void end() {
         if (ended_) return;
         ended_ = true;
+        if (!lost_.empty()) return;
         if (rank_ == 0 && ranks_ > 1) {
             command c{};
             c.kind = command::stop;
@@ -124,7 +143,7 @@ public:
     /// What rank 0 sends the serving ranks at the start of each run.
     struct command {
         enum : std::uint32_t { run, stop } kind = run;
-        std::uint32_t cores = 0, idle = 0, window = 0;
+        std::uint32_t cores = 0, idle = 0, window = 0, failure_timeout_ms = 0;
         std::uint64_t cached_bytes = 0, non_cached_bytes = 0, private_bytes = 0;
         unsigned char args[64] = {}; ///< taco::launch_args, as bytes
     };
@@ -148,6 +167,8 @@ private:
     bool owner_ = false, ended_ = false;
     int provided_ = MPI_THREAD_SINGLE;
     int rank_ = 0, ranks_ = 1, host_ranks_ = 1, tag_ub_ = 32767;
+    std::vector<std::string> hosts_;
+    std::string lost_;
     MPI_Comm world_ = MPI_COMM_NULL;
 };
 

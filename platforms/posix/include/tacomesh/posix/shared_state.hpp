@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include <taco/core_failure.hpp>
 #include <taco/core_id.hpp>
 #include <taco/detail/core_identity.hpp>
 #include <tacomesh/posix/arena.hpp>
@@ -51,10 +52,7 @@ inline execution_mode parse_execution_mode(std::string_view s) {
 
 /// A core process died (signal or non-zero exit) during a run. The launcher
 /// stops the run and throws this from taco::run instead of hanging.
-class core_failure : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
+using core_failure = taco::core_failure;
 
 /// Figures about a finished run (optional, see config::report).
 struct run_report {
