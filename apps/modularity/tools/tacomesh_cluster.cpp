@@ -134,12 +134,11 @@ cli parse(int argc, char** argv) {
     if (c.graph.empty()) usage_error("no graph file given");
     if (c.mpi) {
 #if TACOMESH_WITH_MPI
-        const auto ranks = taco::core_id(tacomesh::mpi::ranks());
-        if (c.cores_given && c.run.cores != ranks)
-            usage_error("--platform mpi runs one core per rank: --cores " + std::to_string(c.run.cores) + " with " +
-                        std::to_string(ranks) + " ranks (start mpirun -np " + std::to_string(c.run.cores) +
-                        ", or leave --cores out)");
-        c.run.cores = ranks;
+        try {
+            c.run.cores = tacomesh::mpi::one_core_per_rank(c.cores_given ? std::optional(c.run.cores) : std::nullopt);
+        } catch (const std::invalid_argument& e) {
+            usage_error(e.what());
+        }
         if (tacomesh::mpi::rank() != 0) c.quiet = true; // every rank reads the graph: rank 0 tells of it
         c.run.platform = modularity::execution_mode::processes; // what check() weighs: a view per core
 #else

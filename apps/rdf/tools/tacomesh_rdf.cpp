@@ -158,12 +158,11 @@ options parse(int argc, char** argv) {
         usage_error("--model task runs a pool of queries: use 'tacomesh-rdf bench --model task'");
     if (o.mpi) {
 #if TACOMESH_WITH_MPI
-        const auto ranks = taco::core_id(tacomesh::mpi::ranks());
-        if (o.cores && *o.cores != ranks)
-            usage_error("--platform mpi runs one core per rank: --cores " + std::to_string(*o.cores) + " with " +
-                        std::to_string(ranks) + " ranks (start mpirun -np " + std::to_string(*o.cores) +
-                        ", or leave --cores out)");
-        o.cores = ranks;
+        try {
+            o.cores = tacomesh::mpi::one_core_per_rank(o.cores);
+        } catch (const std::invalid_argument& e) {
+            usage_error(e.what());
+        }
         o.platform = rdf::execution_mode::processes; // a view of the store per core, as core processes
         if (tacomesh::mpi::rank() != 0) o.quiet = true; // every rank loads the data: rank 0 tells of it
 #else

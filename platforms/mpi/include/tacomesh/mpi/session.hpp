@@ -28,11 +28,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include <taco/core_id.hpp>
 
 namespace tacomesh::mpi::detail {
 
@@ -182,5 +185,17 @@ namespace tacomesh::mpi {
 inline int rank() { return detail::session::get().rank(); }
 inline int ranks() { return detail::session::get().ranks(); }
 inline int ranks_on_this_host() { return detail::session::get().host_ranks(); }
+
+/// For command lines with --cores and an MPI mode that runs one core per
+/// rank (MESH needs that): the ranks, or std::invalid_argument saying how
+/// to start the job when `asked` (a --cores given) is another number.
+inline taco::core_id one_core_per_rank(std::optional<taco::core_id> asked) {
+    const auto n = taco::core_id(ranks());
+    if (asked && *asked != n)
+        throw std::invalid_argument("--platform mpi runs one core per rank: --cores " + std::to_string(*asked) +
+                                    " with " + std::to_string(n) + " ranks (start mpirun -np " +
+                                    std::to_string(*asked) + ", or leave --cores out)");
+    return n;
+}
 
 } // namespace tacomesh::mpi
