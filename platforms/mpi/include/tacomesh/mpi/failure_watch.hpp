@@ -19,8 +19,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,7 +42,11 @@ public:
         : s_(s), comm_(dup(run)), cores_(cores), timeout_(timeout), heard_(std::size_t(s.ranks()), clock::now()),
           thread_([this] { watch(); }) {}
     ~failure_watch() {
-        stop_.store(true, std::memory_order_relaxed);
+        {
+            std::lock_guard lock(mutex_);
+            stop_ = true;
+        }
+        wake_.notify_one();
         thread_.join();
         if (!failed()) MPI_Comm_free(&comm_); // else kept: the lost rank would never take its part
     }
@@ -64,18 +70,19 @@ private:
     void watch() {
         const auto beat = std::clamp<std::chrono::milliseconds>(timeout_ / 8, std::chrono::milliseconds(10),
                                                                 std::chrono::milliseconds(250));
-        const int rank = s_.rank(), ranks = s_.ranks();
-        while (!stop_.load(std::memory_order_relaxed)) {
-            for (int r = rank == 0 ? 1 : 0; r < (rank == 0 ? ranks : 1); ++r) {
+        // Rank 0 trades beats with every rank, the others with rank 0.
+        const int first = s_.rank() == 0 ? 1 : 0, end = s_.rank() == 0 ? s_.ranks() : 1;
+        std::unique_lock lock(mutex_);
+        while (!stop_) {
+            for (int r = first; r < end; ++r) {
                 MPI_Request q;
                 if (MPI_Isend(nullptr, 0, MPI_BYTE, r, tag, comm_, &q) == MPI_SUCCESS) MPI_Request_free(&q);
             }
             take_beats();
             const auto now = clock::now();
-            for (int r = rank == 0 ? 1 : 0; r < (rank == 0 ? ranks : 1); ++r)
+            for (int r = first; r < end; ++r)
                 if (now - heard_[std::size_t(r)] > timeout_) return lost(r, now);
-            for (auto until = now + beat; clock::now() < until && !stop_.load(std::memory_order_relaxed);)
-                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            wake_.wait_for(lock, beat, [&] { return stop_; });
         }
     }
 
@@ -116,7 +123,10 @@ private:
     taco::core_id cores_;
     std::chrono::milliseconds timeout_;
     std::vector<clock::time_point> heard_; ///< per rank (rank 0 watches all; the others rank 0)
-    std::atomic<bool> stop_{false}, failed_{false};
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    bool stop_ = false; ///< under mutex_
+    std::atomic<bool> failed_{false};
     std::string report_;
     std::thread thread_; ///< last: starts once the rest is made
 };
