@@ -137,6 +137,10 @@ cidr="$subnet.0/24"
 
 ip netns add "$ns1" 2>/dev/null || skip "cannot create a network namespace ('ip netns add' failed: no CAP_SYS_ADMIN, e.g. an unprivileged container?)"
 ip netns add "$ns2" 2>/dev/null || skip "cannot create a second network namespace ('ip netns add' failed)"
+# 'ip netns exec' remounts /sys for the namespace, which needs / to be a
+# mount point: in a plain chroot (the fresh-machine check's) it is not.
+ip netns exec "$ns1" true 2>/dev/null ||
+    skip "cannot enter a network namespace ('ip netns exec' failed: a chroot whose / is not a mount point?)"
 # unshare --uts is needed for the per-host hostname below; test it now so a
 # kernel or container that refuses it is a skip, not a failed MPI run.
 ip netns exec "$ns1" unshare --uts true 2>/dev/null || skip "cannot create a UTS namespace ('unshare --uts' failed)"
