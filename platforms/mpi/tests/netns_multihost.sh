@@ -67,7 +67,7 @@ run_timeout=${RUN_TIMEOUT:-300}
 # --- Can we make namespaces here? Anything missing is a skip, not a failure:
 # containers without CAP_SYS_ADMIN and CI runners without root are normal.
 [[ $(id -u) -eq 0 ]] || skip "needs root to create network namespaces (running as uid $(id -u))"
-for tool in ip unshare timeout mpirun; do
+for tool in ip unshare timeout mpirun findmnt; do
     command -v "$tool" >/dev/null 2>&1 || skip "'$tool' not found (needs iproute2, util-linux, coreutils, openmpi-bin)"
 done
 
@@ -135,12 +135,14 @@ addr1="$subnet.1"
 addr2="$subnet.2"
 cidr="$subnet.0/24"
 
+# 'ip netns exec' remounts /sys for the namespace, which needs / to be a
+# mount point: in a plain chroot (the fresh-machine check's) it is not. Ask
+# before 'ip netns add', which would leave its /run/netns mount in the
+# chroot and keep the chroot from being removed.
+findmnt -n / >/dev/null 2>&1 || skip "/ is not a mount point (a chroot?): 'ip netns exec' cannot enter a namespace here"
 ip netns add "$ns1" 2>/dev/null || skip "cannot create a network namespace ('ip netns add' failed: no CAP_SYS_ADMIN, e.g. an unprivileged container?)"
 ip netns add "$ns2" 2>/dev/null || skip "cannot create a second network namespace ('ip netns add' failed)"
-# 'ip netns exec' remounts /sys for the namespace, which needs / to be a
-# mount point: in a plain chroot (the fresh-machine check's) it is not.
-ip netns exec "$ns1" true 2>/dev/null ||
-    skip "cannot enter a network namespace ('ip netns exec' failed: a chroot whose / is not a mount point?)"
+ip netns exec "$ns1" true 2>/dev/null || skip "cannot enter a network namespace ('ip netns exec' failed)"
 # unshare --uts is needed for the per-host hostname below; test it now so a
 # kernel or container that refuses it is a skip, not a failed MPI run.
 ip netns exec "$ns1" unshare --uts true 2>/dev/null || skip "cannot create a UTS namespace ('unshare --uts' failed)"
