@@ -7,9 +7,9 @@
 // keeps the others running, but a dead rank is only silent: eager sends to
 // it still complete, and nothing comes from it. So every rank runs a watch
 // thread that trades heartbeats with rank 0 on a communicator of its own
-// (the end of a run drains every tag of the run's): a
-// rank sends one to rank 0, and rank 0 one to every rank, each
-// timeout / 8. Rank 0 names a rank it has not heard from for the timeout,
+// (the end of a run drains every tag of the run's): a rank sends one to
+// rank 0, and rank 0 one to every rank, each timeout / 8. Rank 0 names a
+// rank it has not heard from for the timeout,
 // and its waiting cores throw taco::core_failure, which ends taco::run. A
 // serving rank that stops hearing from rank 0 has no program left to
 // serve: it says so and exits.
