@@ -462,8 +462,7 @@ void hold_writer_and_ask_core_1(mesh::sharing_ptr<cell> p) {
 TEST_CASE("two concurrent writers abort with a clear message (debug checks)", "[mesh][misuse]") {
     SECTION("threads mode: the program aborts") {
         const auto r = test::run_in_child([] {
-            // POSIX threads, not the platform under test: a forked copy of an MPI rank is no MPI process.
-            taco::run(config{.cores = 2, .mode = execution_mode::threads}, [] {
+            taco::run(test::child_cores(2), [] {
                 auto p = mesh::make_shared_object<cell, ctl::timestamp>();
                 hold_writer_and_ask_core_1(p);
             });

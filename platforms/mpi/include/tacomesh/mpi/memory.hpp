@@ -42,24 +42,18 @@
 
 namespace tacomesh::mpi::detail {
 
-/// A window of `bytes` at `home` (none elsewhere), collective over `comm`.
-/// Where all of comm's ranks share one host, MPI_Win_allocate_shared: Open
-/// MPI then serves RMA by osc/sm, plain copies in shared memory. Its default
+/// A window of `bytes` at `home` (none elsewhere), collective over `comm`
+/// (the world's ranks, or a copy of them: the session knows how many share
+/// this host). Where all share one host, MPI_Win_allocate_shared: Open MPI
+/// then serves RMA by osc/sm, plain copies in shared memory. Its default
 /// for MPI_Win_allocate, osc/rdma over the vader BTL, moves each Put or Get
 /// of a buffer in mmap'd memory (as MESH's views are) by a single-copy
 /// system call: 2.5 us instead of 0.15 us for 4 KiB (measured, Open MPI
 /// 4.1). Across hosts, MPI_Win_allocate and the network's RMA.
 inline int allocate_window(MPI_Comm comm, std::size_t bytes, int home, void* base, MPI_Win* win) {
-    int size = 0, rank = 0, on_host = 0;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm host;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) == MPI_SUCCESS) {
-        MPI_Comm_size(host, &on_host);
-        MPI_Comm_free(&host);
-    }
-    const MPI_Aint mine = rank == home ? MPI_Aint(bytes) : 0;
-    if (on_host == size) return MPI_Win_allocate_shared(mine, 1, MPI_INFO_NULL, comm, base, win);
+    const session& s = session::get();
+    const MPI_Aint mine = s.rank() == home ? MPI_Aint(bytes) : 0;
+    if (s.host_ranks() == s.ranks()) return MPI_Win_allocate_shared(mine, 1, MPI_INFO_NULL, comm, base, win);
     return MPI_Win_allocate(mine, 1, MPI_INFO_NULL, comm, base, win);
 }
 
