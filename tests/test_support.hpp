@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include <taco/detail/context/sanitizer_reports.hpp>
 #include <tacomesh/posix.hpp>
@@ -33,11 +34,17 @@ namespace test {
 /// ranks in the one that defines TACOMESH_TEST_ON_MPI (tacomesh_tests_mpi,
 /// platforms/mpi/tests, run by mpirun).
 #if TACOMESH_TEST_ON_MPI
-inline tacomesh::mpi::config on_cores(taco::core_id n) { return {.cores = n}; }
+/// TACOMESH_TEST_MPI_ON_HOST=mpi: cores on one host talk by MPI messages
+/// and RMA, as across hosts (CTest runs the suites both ways).
+inline tacomesh::mpi::on_host mpi_on_host() {
+    const char* s = std::getenv("TACOMESH_TEST_MPI_ON_HOST");
+    return s && std::string_view(s) == "mpi" ? tacomesh::mpi::on_host::mpi : tacomesh::mpi::on_host::shared_memory;
+}
+inline tacomesh::mpi::config on_cores(taco::core_id n) { return {.cores = n, .on_host = mpi_on_host()}; }
 /// MESH's tests name a POSIX execution mode; across ranks every core has a
 /// view of its own, as POSIX core processes (one core per rank: the MESH
 /// suite runs with as many ranks as its tests have cores).
-inline tacomesh::mpi::config mesh_cores(taco::core_id n, tacomesh::posix::execution_mode = {}) { return {.cores = n}; }
+inline tacomesh::mpi::config mesh_cores(taco::core_id n, tacomesh::posix::execution_mode = {}) { return on_cores(n); }
 #elif TACOMESH_TEST_ON_SCC
 inline tacomesh::scc::emulated::config on_cores(taco::core_id n) { return {.cores = n}; }
 /// MESH's tests name a POSIX execution mode; on the emulated SCC both stand

@@ -10,7 +10,12 @@
 //                vs  an MPI_Put + MPI_Get of the same B bytes to a
 //                window at rank 0, each flushed;                     target <= 1.5x
 //
-//   mpirun -np N bench_mpi [Google Benchmark flags]      (N >= 2; one core per rank)
+//   mpirun -np N bench_mpi [--on-host=mpi] [Google Benchmark flags]   (N >= 2; one core per rank)
+//
+// By default ranks on one host reach each other through MPI shared memory
+// (config.on_host = shared_memory: rings, loads and stores); --on-host=mpi
+// measures the path between hosts on one machine (MPI messages and RMA),
+// its benchmarks named mpi_only/... instead of mpi/....
 //
 // Both sides run inside one taco::run: for the MPI side, core 0 starts a
 // loop of plain MPI calls on the other ranks' cores (an invocation that
@@ -25,6 +30,8 @@
 #include <cstdio>
 #include <functional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -48,6 +55,15 @@ bool oversubscribed() {
 }
 
 bench::sizes sizes() { return smoke() ? bench::sizes{4, 50} : bench::sizes{40, 2000}; }
+
+tacomesh::mpi::on_host on_host = tacomesh::mpi::on_host::shared_memory;
+
+/// Every benchmark's labels: ranks, oversubscription, the on-host path.
+void label(benchmark::State& state, const bench::paired_series& series) {
+    series.report_latency(state, oversubscribed());
+    state.counters["ranks"] = tacomesh::mpi::ranks();
+    state.counters["on_host_shared_memory"] = on_host == tacomesh::mpi::on_host::shared_memory;
+}
 
 std::uint64_t echo(std::uint64_t x) { return x + 1; }
 
@@ -103,8 +119,7 @@ void round_trip(benchmark::State& state) {
             });
     }
     if (wrong) bench::fail(state, "a round trip came back wrong");
-    series.report_latency(state, oversubscribed());
-    state.counters["ranks"] = tacomesh::mpi::ranks();
+    label(state, series);
 }
 
 struct member {
@@ -154,8 +169,7 @@ void reduce(benchmark::State& state) {
     taco::destroy_group(g);
     for (auto m : members) taco::delete_on(m);
     if (wrong) bench::fail(state, "a sum came back wrong");
-    series.report_latency(state, oversubscribed());
-    state.counters["ranks"] = n;
+    label(state, series);
 }
 
 /// A shared object of B bytes.
@@ -234,30 +248,44 @@ void release_acquire(benchmark::State& state) {
     taco::future<void> closed;
     taco::at_each(taco::all_cores(), taco::m2f(&close_window), closed);
     closed.get();
-    series.report_latency(state, oversubscribed());
+    label(state, series);
     state.counters["bytes"] = double(B);
-    state.counters["ranks"] = tacomesh::mpi::ranks();
 }
 
 void register_all() {
     const int pairs = sizes().pairs;
-    if (tacomesh::mpi::ranks() >= 2)
-        benchmark::RegisterBenchmark("mpi/round_trip_vs_pingpong", round_trip)->Iterations(pairs)->UseManualTime();
-    benchmark::RegisterBenchmark("mpi/reduce_vs_allreduce", reduce)->Iterations(pairs)->UseManualTime();
+    const std::string prefix = on_host == tacomesh::mpi::on_host::mpi ? "mpi_only/" : "mpi/";
+    auto add = [&](const char* name, auto fn) {
+        benchmark::RegisterBenchmark((prefix + name).c_str(), fn)->Iterations(pairs)->UseManualTime();
+    };
+    if (tacomesh::mpi::ranks() >= 2) add("round_trip_vs_pingpong", round_trip);
+    add("reduce_vs_allreduce", reduce);
     if (tacomesh::mpi::ranks() >= 2) {
-        auto add = [&](const char* name, auto fn) { benchmark::RegisterBenchmark(name, fn)->Iterations(pairs)->UseManualTime(); };
-        add("mpi/release_acquire_vs_put_get/64", release_acquire<64>);
-        add("mpi/release_acquire_vs_put_get/4096", release_acquire<4096>);
-        add("mpi/release_acquire_vs_put_get/65536", release_acquire<65536>);
+        add("release_acquire_vs_put_get/64", release_acquire<64>);
+        add("release_acquire_vs_put_get/4096", release_acquire<4096>);
+        add("release_acquire_vs_put_get/65536", release_acquire<65536>);
     }
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
+    // --on-host=mpi|shared_memory, taken out before Google Benchmark sees the flags.
+    std::vector<char*> args;
+    for (int i = 0; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        if (a == "--on-host=mpi") on_host = tacomesh::mpi::on_host::mpi;
+        else if (a == "--on-host=shared_memory") on_host = tacomesh::mpi::on_host::shared_memory;
+        else if (a.starts_with("--on-host")) {
+            std::fprintf(stderr, "bench_mpi: --on-host=mpi or --on-host=shared_memory, not %s\n", argv[i]);
+            return 2;
+        } else args.push_back(argv[i]);
+    }
+    int n = int(args.size());
     int rc = 0;
     // Rank 0 runs the benchmarks on core 0; the other ranks serve (and exit
     // when rank 0's program ends).
-    taco::run(tacomesh::mpi::config{}, [&] { rc = bench::run_main(argc, argv, register_all, "bench_mpi"); });
+    taco::run(tacomesh::mpi::config{.on_host = on_host},
+              [&] { rc = bench::run_main(n, args.data(), register_all, "bench_mpi"); });
     return rc;
 }

@@ -13,6 +13,8 @@
 #include <taco/taco.hpp>
 #include <tacomesh/mpi/platform.hpp>
 
+#include "../../../tests/test_support.hpp"
+
 namespace {
 
 struct inbox {
@@ -35,7 +37,7 @@ TEST_CASE("mpi: a slow receiver holds its sender back to the window, and every m
     constexpr std::uint32_t n = 1000; // below the runtime's soft limit of locally queued messages (1024)
     std::size_t queued_while_busy = 0;
     bool in_order = false;
-    taco::run(tacomesh::mpi::config{.cores = 2, .window = 4}, [&] {
+    taco::run(tacomesh::mpi::config{.cores = 2, .window = 4, .on_host = test::mpi_on_host()}, [&] {
         auto box = taco::new_on<inbox>(1).get();
         taco::async(1, &nap, 1500L); // core 1 takes nothing for 1.5 s (sending takes milliseconds)
         for (std::uint32_t i = 0; i < n; ++i) taco::async(box, &inbox::put, i);
@@ -53,7 +55,7 @@ TEST_CASE("mpi: every core's messages to one core arrive in order per source, ra
     constexpr taco::core_id cores = 6;
     constexpr std::uint32_t per_source = 300;
     long out_of_order = -1;
-    taco::run(tacomesh::mpi::config{.cores = cores}, [&] {
+    taco::run(tacomesh::mpi::config{.cores = cores, .on_host = test::mpi_on_host()}, [&] {
         std::vector<taco::global_ptr<inbox>> boxes;
         for (taco::core_id c = 0; c < cores; ++c) boxes.push_back(taco::new_on<inbox>(0).get());
         // Core c sends 0..per_source-1 to its own inbox on core 0; its
@@ -80,4 +82,24 @@ TEST_CASE("mpi: a bad configuration is refused on rank 0 before any rank starts 
         for (taco::core_id c = 0; c < 3; ++c) sum += taco::sync(c, +[] { return long(taco::this_core()); });
     });
     CHECK(sum == 3);
+}
+
+TEST_CASE("mpi: cores on one host talk through rings in MPI shared memory, or by MPI alone when asked", "[mpi]") {
+    // Rank 0's core 0 calls every other core: each answers on its channel
+    // to core 0, a ring where the host's shared memory is used.
+    auto rings_with = [](tacomesh::mpi::on_host how) {
+        tacomesh::mpi::run_report report;
+        long sum = 0;
+        taco::run(tacomesh::mpi::config{.cores = 4, .on_host = how, .report = &report}, [&] {
+            for (taco::core_id c = 1; c < 4; ++c) sum += taco::sync(c, +[] { return long(taco::this_core()); });
+        });
+        CHECK(sum == 6);
+        return report.rings_to_core0;
+    };
+    const std::uint64_t shared = rings_with(tacomesh::mpi::on_host::shared_memory);
+    if (tacomesh::mpi::ranks_on_this_host() == tacomesh::mpi::ranks())
+        CHECK(shared == 3); // one host: every answer came by ring
+    else
+        CHECK(shared <= 3); // across hosts (netns_multihost.sh): those from other hosts came by MPI
+    CHECK(rings_with(tacomesh::mpi::on_host::mpi) == 0);
 }

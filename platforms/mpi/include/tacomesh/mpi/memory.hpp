@@ -15,6 +15,14 @@
 // program order, which is what the controllers' seqlock needs: a Get that
 // overlapped a Put is torn only between version reads that differ.
 //
+// Where all ranks share a host the window is MPI shared memory, and with
+// config.on_host = shared_memory (the default) the ranks reach the
+// canonical copy by plain copies and C++ atomics (MPI_Win_shared_query),
+// as POSIX core processes do: an MPI_Put to a shared window is such a copy
+// behind a call, a flush and the component's bookkeeping (64 bytes: a
+// Put + Get pair 60 ns of call overhead to move 128 bytes). The seqlock
+// then rests on the atomics' ordering, exactly as on POSIX.
+//
 // Core-private memory is the rank's own, one slab per core of the rank, as
 // in POSIX threads mode.
 //
@@ -24,9 +32,11 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -68,7 +78,9 @@ public:
     static constexpr int home = 0; ///< the rank holding the canonical copy
 
     /// Collective over `comm`. cores_here: cores of this rank; cores_per_rank: the most any rank has.
-    shared_memory(MPI_Comm comm, const memory_sizes& s, taco::core_id cores_here, taco::core_id cores_per_rank)
+    /// direct: reach a window in shared memory by loads and stores (on_host::shared_memory).
+    shared_memory(MPI_Comm comm, const memory_sizes& s, taco::core_id cores_here, taco::core_id cores_per_rank,
+                  bool direct)
         : cached_(round_up(s.cached)), non_cached_(round_up(s.non_cached)),
           private_stride_(round_up(s.private_per_core)), cores_per_rank_(cores_per_rank) {
         total_ = cached_ + non_cached_ + private_stride_ * std::max<taco::core_id>(cores_here, 1);
@@ -99,6 +111,14 @@ public:
             return;
         }
         check(MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
+        int* flavor = nullptr;
+        int found = 0;
+        check(MPI_Win_get_attr(win_, MPI_WIN_CREATE_FLAVOR, &flavor, &found), "MPI_Win_get_attr");
+        if (direct && found && *flavor == MPI_WIN_FLAVOR_SHARED) {
+            MPI_Aint size = 0;
+            int unit = 0;
+            check(MPI_Win_shared_query(win_, home, &size, &unit, &canonical_), "MPI_Win_shared_query");
+        }
         // One passive-target epoch for the run: ranks reach the home's copy
         // whenever their cores need it, with no part played by the home.
         check(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
@@ -139,6 +159,11 @@ public:
         const MPI_Aint at = displacement(w, bytes);
         if (at < 0 || (bytes != 4 && bytes != 8) || reinterpret_cast<std::uintptr_t>(w) % bytes != 0)
             throw std::invalid_argument("tacomesh::mpi: a shared word must be 4 or 8 aligned bytes of shared memory");
+        if (canonical_) {
+            std::byte* c = static_cast<std::byte*>(canonical_) + at;
+            return bytes == 8 ? direct_word(op, *reinterpret_cast<std::uint64_t*>(c), operand)
+                              : direct_word(op, *reinterpret_cast<std::uint32_t*>(c), std::uint32_t(operand));
+        }
         const MPI_Datatype type = bytes == 8 ? MPI_UINT64_T : MPI_UINT32_T;
         const MPI_Op mpi_op = op == taco::word_op::load        ? MPI_NO_OP
                               : op == taco::word_op::fetch_add ? MPI_SUM
@@ -170,6 +195,20 @@ private:
         return MPI_Aint(b - base_);
     }
 
+    /// seq_cst, as MPI_Fetch_and_op completed by a flush: the controllers'
+    /// word operations and the copies between them keep program order.
+    template <class T>
+    static std::uint64_t direct_word(taco::word_op op, T& w, T operand) noexcept {
+        std::atomic_ref<T> a(w);
+        switch (op) {
+        case taco::word_op::load: return a.load();
+        case taco::word_op::fetch_add: return a.fetch_add(operand);
+        case taco::word_op::store: a.store(operand); return 0;
+        case taco::word_op::exchange: return a.exchange(operand);
+        }
+        return 0;
+    }
+
     void transfer(const void* p, std::size_t n, bool put) {
         if (n == 0) return;
         const MPI_Aint at = displacement(p, n);
@@ -181,6 +220,17 @@ private:
             return; // core-private memory: nothing to keep consistent
         }
         auto* view = const_cast<std::byte*>(static_cast<const std::byte*>(p));
+        if (canonical_) {
+            // The fences keep the copy between the word operations around it
+            // (a seqlock's data reads before its closing version check; its
+            // writes before the version's release), as MPI's flush did.
+            std::atomic_thread_fence(std::memory_order_seq_cst);
+            std::byte* c = static_cast<std::byte*>(canonical_) + at;
+            if (put) std::memcpy(c, view, n);
+            else std::memcpy(view, c, n);
+            std::atomic_thread_fence(std::memory_order_seq_cst);
+            return;
+        }
         for (std::size_t done = 0; done < n;) { // MPI counts are ints
             const int piece = int(std::min<std::size_t>(n - done, std::size_t(1) << 30));
             if (put)
@@ -222,6 +272,7 @@ private:
     taco::core_id cores_per_rank_;
     std::byte* base_ = nullptr;
     MPI_Win win_ = MPI_WIN_NULL;
+    void* canonical_ = nullptr; ///< the window, where this rank reaches it by loads and stores
     std::string window_error_; ///< why there is no window, where allocating it failed
 };
 

@@ -63,12 +63,24 @@
 #include <taco/platform/platform.hpp>
 #include <taco/platform/remote_memory.hpp>
 #include <tacomesh/mpi/failure_watch.hpp>
+#include <tacomesh/mpi/host_channels.hpp>
 #include <tacomesh/mpi/memory.hpp>
 #include <tacomesh/mpi/session.hpp>
 
 namespace tacomesh::mpi {
 
 using taco::core_id;
+
+/// How cores on one host reach each other.
+enum class on_host {
+    /// Through an MPI shared-memory window: invocations in rings
+    /// (host_channels.hpp), MESH by loads, stores and atomics on the
+    /// canonical copy (memory.hpp). Cores on other hosts: MPI messages and RMA.
+    shared_memory,
+    /// As across hosts: every invocation an MPI message, every MESH access
+    /// MPI RMA (to measure or test that path on one machine).
+    mpi,
+};
 
 enum class idle_policy {
     poll,  ///< an idle core polls MPI (lowest latency; spins a CPU)
@@ -80,6 +92,7 @@ struct run_report {
     int ranks = 0;
     core_id cores = 0;
     bool oversubscribed = false; ///< more cores on a host than it has CPUs
+    std::uint64_t rings_to_core0 = 0; ///< cores whose messages to core 0 came through shared-memory rings
 };
 
 class platform;
@@ -91,6 +104,7 @@ struct config {
     core_id threads_per_rank = 1; ///< cores per rank when cores = 0
     idle_policy idle = idle_policy::poll;
     std::uint32_t window = 32; ///< messages a core may have sent to one core that it has not yet taken
+    mpi::on_host on_host = on_host::shared_memory;
     /// MESH's shared memory (reserved, not used, until allocated): views on
     /// every rank, canonical copies at rank 0. 0 and 0: no MESH in the run.
     std::size_t cached_bytes = std::size_t(256) << 20;
@@ -114,7 +128,9 @@ struct run_state {
     idle_policy idle = idle_policy::poll;
     std::uint32_t window = 32;
     bool oversubscribed = false;
+    std::uint64_t rings_to_core0 = 0; ///< on rank 0: the rings that carried messages to core 0
     std::unique_ptr<shared_memory> memory;
+    std::unique_ptr<host_channels> host; ///< none where config.on_host is mpi
     std::unique_ptr<failure_watch> watch; ///< none where config.failure_timeout is 0 (or MPI serialises threads)
 
     int rank_of(core_id c) const noexcept { return int(c % core_id(ranks)); }
@@ -133,7 +149,9 @@ struct run_state {
 /// One core (satisfies taco::channel_endpoint).
 class endpoint {
 public:
-    endpoint(detail::run_state& s, core_id id) : s_(s), id_(id), out_(s.cores), taken_(s.cores) {
+    endpoint(detail::run_state& s, core_id id)
+        : s_(s), id_(id), rings_out_(s.cores), out_(s.cores), taken_(s.cores),
+          my_header_(s.host ? &s.host->header_of(id) : nullptr), messages_(!s.host || s.host->spans_hosts()) {
         for (auto& r : posted_) post(r);
     }
     ~endpoint() {
@@ -168,6 +186,97 @@ public:
     }
 
     std::byte* try_acquire(core_id dest) {
+        // A core on this host: its ring (an unconnected producer never has a free slot).
+        detail::ring::producer& p = rings_out_[dest];
+        if (std::byte* slot = p.try_acquire()) [[likely]] {
+            acquired_ring_ = &p;
+            return slot;
+        }
+        return try_acquire_slow(dest);
+    }
+    void publish(core_id dest, std::size_t length) {
+        if (acquired_ring_) [[likely]] {
+            acquired_ring_->publish(length);
+            acquired_ring_ = nullptr;
+            return;
+        }
+        slot& sl = acquired_->next();
+        // The sender's core after the message: the receiver's credits go back to it.
+        std::memcpy(sl.bytes.data() + length, &id_, sizeof id_);
+        detail::check(MPI_Isend(sl.bytes.data(), int(length + sizeof id_), MPI_BYTE, s_.rank_of(dest), s_.tag_of(dest),
+                                s_.comm, &sl.request),
+                      "MPI_Isend");
+        ++acquired_->sent;
+    }
+
+    template <class Handler>
+    std::size_t poll(Handler&& handle) {
+        std::size_t n = 0;
+        if (my_header_) {
+            // relaxed: take_new_rings reads each ring's flag with acquire.
+            if (const auto c = my_header_->connected.load(std::memory_order_relaxed); c != rings_known_)
+                [[unlikely]] {
+                rings_known_ = c;
+                s_.host->take_new_rings(id_, rings_in_, rings_polled_);
+            }
+            // By index: a handler that waits polls again, and may add rings.
+            for (std::size_t i = 0; i < rings_in_.size(); ++i) n += rings_in_[i]->consume(handle, per_ring_budget);
+        }
+        if (messages_) n += poll_messages(handle);
+        if (n) nap_ = std::chrono::microseconds{1};
+        return n;
+    }
+
+    // A waiting core learns here that a rank was lost (failure_watch).
+    void idle(std::chrono::nanoseconds limit) {
+        if (s_.idle == idle_policy::poll) return pause();
+        if (s_.watch && s_.watch->failed()) [[unlikely]] s_.watch->throw_failure();
+        std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(nap_, limit));
+        nap_ = std::min(nap_ * 2, std::chrono::microseconds{1000});
+    }
+    void pause() {
+        if (s_.watch && s_.watch->failed()) [[unlikely]] s_.watch->throw_failure();
+        if (s_.oversubscribed) ::sched_yield(); // the core we wait for may need this CPU
+    }
+
+    // On this host the urgent flag is a word in the core's header (release:
+    // the message published before it is visible to whoever sees the flag);
+    // to another host it travels as an empty message with the core's urgent
+    // tag: no bytes to keep, so its request is let go at once.
+    void signal_urgent(core_id dest) {
+        if (s_.host && s_.host->on_host(dest)) return s_.host->header_of(dest).urgent.store(1, std::memory_order_release);
+        MPI_Request r;
+        detail::check(MPI_Isend(nullptr, 0, MPI_BYTE, s_.rank_of(dest), s_.urgent_tag_of(dest), s_.comm, &r), "MPI_Isend");
+        MPI_Request_free(&r);
+    }
+    bool take_urgent() {
+        bool any = false;
+        if (my_header_ && my_header_->urgent.load(std::memory_order_relaxed)) [[unlikely]]
+            any = my_header_->urgent.exchange(0, std::memory_order_acquire) != 0;
+        // A probe costs far more than the flag load it stands for: look at
+        // every 16th scheduling point only.
+        if (!messages_ || ++urgent_checks_ % 16 != 0) return any;
+        for (;;) {
+            int found = 0;
+            MPI_Message m;
+            detail::check(MPI_Improbe(MPI_ANY_SOURCE, s_.urgent_tag_of(id_), s_.comm, &found, &m, MPI_STATUS_IGNORE),
+                          "MPI_Improbe");
+            if (!found) return any;
+            detail::check(MPI_Mrecv(nullptr, 0, MPI_BYTE, &m, MPI_STATUS_IGNORE), "MPI_Mrecv");
+            any = true;
+        }
+    }
+
+private:
+    /// A core on another host (or on_host::mpi), or a ring to connect, or a full ring.
+    [[gnu::noinline]] std::byte* try_acquire_slow(core_id dest) {
+        if (s_.host && s_.host->on_host(dest)) {
+            detail::ring::producer& p = rings_out_[dest];
+            if (p.connected()) return nullptr; // full: `window` messages to dest not yet taken
+            p = s_.host->connect(id_, dest);
+            acquired_ring_ = &p;
+            return p.try_acquire();
+        }
         auto& o = out_[dest];
         if (!o) [[unlikely]] o = std::make_unique<outgoing>(s_.window);
         if (o->sent - o->credited >= s_.window) {
@@ -182,18 +291,9 @@ public:
         acquired_ = o.get(); // publish follows at once (channel_endpoint): no second look-up
         return sl.bytes.data();
     }
-    void publish(core_id dest, std::size_t length) {
-        slot& sl = acquired_->next();
-        // The sender's core after the message: the receiver's credits go back to it.
-        std::memcpy(sl.bytes.data() + length, &id_, sizeof id_);
-        detail::check(MPI_Isend(sl.bytes.data(), int(length + sizeof id_), MPI_BYTE, s_.rank_of(dest), s_.tag_of(dest),
-                                s_.comm, &sl.request),
-                      "MPI_Isend");
-        ++acquired_->sent;
-    }
 
     template <class Handler>
-    std::size_t poll(Handler&& handle) {
+    std::size_t poll_messages(Handler&& handle) {
         std::size_t n = 0;
         for (; n < per_poll_budget; ++n) {
             receive& r = posted_[next_ % posted_.size()];
@@ -219,47 +319,11 @@ public:
             if (++taken_[source] % s_.credit_unit() == 0) give_credit(source);
             handle(bytes.data());
         }
-        if (n) nap_ = std::chrono::microseconds{1};
         return n;
     }
 
-    // A waiting core learns here that a rank was lost (failure_watch).
-    void idle(std::chrono::nanoseconds limit) {
-        if (s_.idle == idle_policy::poll) return pause();
-        if (s_.watch && s_.watch->failed()) [[unlikely]] s_.watch->throw_failure();
-        std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(nap_, limit));
-        nap_ = std::min(nap_ * 2, std::chrono::microseconds{1000});
-    }
-    void pause() {
-        if (s_.watch && s_.watch->failed()) [[unlikely]] s_.watch->throw_failure();
-        if (s_.oversubscribed) ::sched_yield(); // the core we wait for may need this CPU
-    }
-
-    // The urgent flag travels as an empty message with the core's urgent
-    // tag: no bytes to keep, so its request is let go at once.
-    void signal_urgent(core_id dest) {
-        MPI_Request r;
-        detail::check(MPI_Isend(nullptr, 0, MPI_BYTE, s_.rank_of(dest), s_.urgent_tag_of(dest), s_.comm, &r), "MPI_Isend");
-        MPI_Request_free(&r);
-    }
-    bool take_urgent() {
-        // A probe costs far more than the flag load it stands for: look at
-        // every 16th scheduling point only.
-        if (++urgent_checks_ % 16 != 0) return false;
-        bool any = false;
-        for (;;) {
-            int found = 0;
-            MPI_Message m;
-            detail::check(MPI_Improbe(MPI_ANY_SOURCE, s_.urgent_tag_of(id_), s_.comm, &found, &m, MPI_STATUS_IGNORE),
-                          "MPI_Improbe");
-            if (!found) return any;
-            detail::check(MPI_Mrecv(nullptr, 0, MPI_BYTE, &m, MPI_STATUS_IGNORE), "MPI_Mrecv");
-            any = true;
-        }
-    }
-
-private:
     static constexpr std::size_t per_poll_budget = 64;
+    static constexpr std::size_t per_ring_budget = 32; // fairness between sources
     static constexpr std::size_t slot_bytes = taco::message_bytes + sizeof(core_id); ///< the message, then its source
     struct slot {
         alignas(taco::message_align) std::array<std::byte, slot_bytes> bytes;
@@ -308,6 +372,10 @@ private:
 
     detail::run_state& s_;
     core_id id_;
+    std::vector<detail::ring::producer> rings_out_; ///< per destination on this host, connected on the first send
+    detail::ring::producer* acquired_ring_ = nullptr; ///< of the last try_acquire, where it was a ring's
+    std::vector<detail::ring*> rings_in_;            ///< the rings to this core that carry something
+    std::vector<bool> rings_polled_;                 ///< per core of the host: its ring is in rings_in_
     std::vector<std::unique_ptr<outgoing>> out_; ///< per destination, made on the first send there
     std::vector<std::uint32_t> taken_; ///< per source core: messages taken (credits given per credit_unit)
     std::array<receive, 4> posted_;
@@ -315,6 +383,9 @@ private:
     outgoing* acquired_ = nullptr; ///< of the last try_acquire
     std::chrono::microseconds nap_{1};
     std::uint32_t urgent_checks_ = 0;
+    detail::host_channels::header* my_header_; ///< none without host channels
+    std::uint32_t rings_known_ = 0;             ///< my_header_->connected when rings_in_ was last brought up to date
+    bool messages_;                             ///< some core is reached by MPI messages: poll them
 };
 
 /// The MPI platform (satisfies taco::platform).
@@ -340,6 +411,7 @@ public:
         cmd.cores = c.cores ? c.cores : core_id(s.ranks()) * c.threads_per_rank;
         cmd.idle = std::uint32_t(c.idle);
         cmd.window = c.window;
+        cmd.on_host = std::uint32_t(c.on_host);
         cmd.cached_bytes = c.cached_bytes;
         cmd.non_cached_bytes = c.non_cached_bytes;
         cmd.private_bytes = c.private_bytes;
@@ -353,6 +425,7 @@ public:
             c.report->ranks = s.ranks();
             c.report->cores = cmd.cores;
             c.report->oversubscribed = rs.oversubscribed;
+            c.report->rings_to_core0 = rs.rings_to_core0;
         }
     }
 
@@ -408,9 +481,11 @@ private:
         const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
         const std::size_t per_rank = (rs.cores + core_id(rs.ranks) - 1) / core_id(rs.ranks);
         rs.oversubscribed = per_rank * std::size_t(s.host_ranks()) > cpus;
+        const bool host_memory = on_host(cmd.on_host) == on_host::shared_memory;
         rs.memory = std::make_unique<detail::shared_memory>(
             rs.comm, detail::memory_sizes{cmd.cached_bytes, cmd.non_cached_bytes, cmd.private_bytes},
-            core_id(mine.size()), core_id(per_rank));
+            core_id(mine.size()), core_id(per_rank), host_memory);
+        if (host_memory) rs.host = std::make_unique<detail::host_channels>(rs.comm, rs.rank, rs.ranks, rs.cores, rs.window);
         // The watch's thread makes MPI calls beside the cores': it needs MPI_THREAD_MULTIPLE.
         if (cmd.failure_timeout_ms && rs.ranks > 1 && s.thread_multiple())
             rs.watch = std::make_unique<detail::failure_watch>(s, rs.comm, rs.cores,
@@ -429,6 +504,7 @@ private:
         for (std::size_t k = 1; k < mine.size(); ++k) threads.emplace_back(core_main, k);
         if (!mine.empty()) core_main(0);
         for (auto& t : threads) t.join();
+        if (rs.host && rs.rank == 0) rs.rings_to_core0 = rs.host->header_of(0).connected.load(std::memory_order_relaxed);
         try {
             if (rs.watch && rs.watch->failed()) rs.watch->throw_failure();
             finish(rs);
@@ -437,6 +513,7 @@ private:
             // collective frees: the lost rank would never join them.
             s.lose(e.what());
             rs.memory->abandon();
+            if (rs.host) rs.host->abandon();
             throw;
         }
         for (auto& e : errors)
@@ -466,6 +543,7 @@ private:
         });
         rs.watch.reset(); // every rank is here: none goes silent now
         rs.memory.reset(); // its window's free is collective too: after the barrier
+        rs.host.reset();   // so is this one (messages left in rings go with it)
         MPI_Comm_free(&rs.comm);
     }
 };
