@@ -6,7 +6,12 @@
 // c mod N), as threads of their rank: one core per rank by default,
 // several with threads_per_rank (then one node can be one process).
 //
-// Channels: an invocation is one MPI message of at most taco::message_bytes
+// Channels between cores of one host (config.on_host = shared_memory, the
+// default): the POSIX platform's rings in an MPI shared-memory window
+// (host_channels.hpp); a full ring is the back-pressure, and where every
+// core is on one host the cores make no MPI call during a run. Between
+// hosts (and everywhere with on_host::mpi), MPI messages:
+// an invocation is one MPI message of at most taco::message_bytes
 // (plus the sending core) to the destination core's rank, tagged with the
 // destination core (MPI keeps messages of one sender thread with one tag in
 // order: in order per source core), sent by MPI_Isend, which for messages
@@ -213,8 +218,9 @@ public:
     std::size_t poll(Handler&& handle) {
         std::size_t n = 0;
         if (my_header_) {
-            // relaxed: take_new_rings reads each ring's flag with acquire.
-            if (const auto c = my_header_->connected.load(std::memory_order_relaxed); c != rings_known_)
+            // acquire: a ring counted here has its flag set (the sender set
+            // it before counting), so take_new_rings finds every one.
+            if (const auto c = my_header_->connected.load(std::memory_order_acquire); c != rings_known_)
                 [[unlikely]] {
                 rings_known_ = c;
                 s_.host->take_new_rings(id_, rings_in_, rings_polled_);
