@@ -34,6 +34,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <string>
 #include <vector>
 
 #include <taco/core_id.hpp>
@@ -85,9 +86,16 @@ public:
         taco::core_id mine = 0;
         for (taco::core_id c = taco::core_id(rank); c < cores; c += taco::core_id(ranks)) ++mine;
         std::byte* base = nullptr;
-        check(MPI_Win_allocate_shared(MPI_Aint(std::size_t(mine) * block_bytes_), posix::detail::cache_line,
-                                      MPI_INFO_NULL, host_comm_, &base, &win_),
-              "MPI_Win_allocate_shared");
+        if (const int code = MPI_Win_allocate_shared(MPI_Aint(std::size_t(mine) * block_bytes_), posix::detail::cache_line,
+                                                     MPI_INFO_NULL, host_comm_, &base, &win_);
+            code != MPI_SUCCESS) {
+            MPI_Comm_free(&host_comm_); // no destructor runs after a constructor throws
+            fail(("MPI_Win_allocate_shared of the rings between the cores of this host (" +
+                  std::to_string(std::size_t(mine) * block_bytes_) +
+                  " bytes; config.on_host = tacomesh::mpi::on_host::mpi runs without them)")
+                     .c_str(),
+                 code);
+        }
         segments_.resize(std::size_t(host_size));
         for (int q = 0; q < host_size; ++q) {
             MPI_Aint size = 0;
