@@ -111,8 +111,8 @@ struct region_filter {
 /// vector in blocks of a few KiB, through a buffer that stays in L1. Each
 /// append to a shared vector records the chunks it changes, and a TSV row
 /// is a dozen appends: straight into the vector, LUBM Q8's split decoded
-/// 4.6 M instructions' worth where 1 core's std::string took 2.9 M;
-/// through the buffer, 4.1 M (callgrind).
+/// 3.7 M instructions' worth where 1 core's std::string took 2.9 M;
+/// through the buffer, 2.9 M (callgrind).
 class shared_text {
 public:
     explicit shared_text(shared_vector<char>& to) : to_(to) {}
