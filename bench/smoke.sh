@@ -236,7 +236,7 @@ else skip "bench_scc" "not built"; fi
 # the ranks (--on-host=mpi): every benchmark present, no error, positive ratios.
 mpib=$build/platforms/mpi/bench
 bench_mpi() {
-    local np mode
+    local np mode np_mode
     for np_mode in 2:shared_memory 2:mpi 4:shared_memory; do
         np=${np_mode%%:*} mode=${np_mode#*:}
         OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 limit mpirun --oversubscribe --mca btl self,vader \
