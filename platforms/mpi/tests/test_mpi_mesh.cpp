@@ -61,11 +61,14 @@ TEST_CASE("mpi mesh: every core of the run is a rank of its own, and a shared ob
     if (aslr_on()) CHECK(bases.size() == cores);
 }
 
-TEST_CASE("mpi mesh: a shared word is atomic across ranks (MPI_Fetch_and_op at the home rank)", "[mpi]") {
+TEST_CASE("mpi mesh: a shared word is atomic across ranks (atomics on a host's shared window, or MPI_Fetch_and_op)",
+          "[mpi]") {
     constexpr taco::core_id cores = 4;
     constexpr std::uint32_t each = 500;
+    const auto how = GENERATE(tacomesh::mpi::on_host::shared_memory, tacomesh::mpi::on_host::mpi);
     std::uint64_t sum = 0;
-    taco::run(tacomesh::mpi::config{.cores = cores}, [&] {
+    tacomesh::mpi::run_report report;
+    taco::run(tacomesh::mpi::config{.cores = cores, .on_host = how, .report = &report}, [&] {
         void* w = mesh::detail::allocate_bookkeeping(sizeof(std::uint64_t), 8);
         auto& word = *static_cast<std::atomic<std::uint64_t>*>(w);
         mesh::detail::shared_word<std::uint64_t>::store(word, 0);
@@ -77,6 +80,9 @@ TEST_CASE("mpi mesh: a shared word is atomic across ranks (MPI_Fetch_and_op at t
         mesh::detail::deallocate_bookkeeping(w);
     });
     CHECK(sum == std::uint64_t(cores) * each);
+    // Loads and stores where all ranks share a host and may use it; MPI RMA otherwise.
+    CHECK(report.mesh_direct ==
+          (how == tacomesh::mpi::on_host::shared_memory && tacomesh::mpi::ranks_on_this_host() == tacomesh::mpi::ranks()));
 }
 
 TEST_CASE("mpi mesh: non-cached memory, which no store carries across ranks, is refused with a message", "[mpi]") {

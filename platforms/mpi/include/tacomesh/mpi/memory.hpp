@@ -21,7 +21,7 @@
 // as POSIX core processes do: an MPI_Put to a shared window is such a copy
 // behind a call, a flush and the component's bookkeeping, and each of the
 // seqlock's words an MPI_Fetch_and_op and a flush (~25 ns apiece: a 64-byte
-// object's release + acquire took 130 ns that way, 41 ns by atomics). The
+// object's release + acquire took 130 ns that way, 38 ns by atomics). The
 // seqlock then rests on the atomics' ordering, exactly as on POSIX.
 //
 // Core-private memory is the rank's own, one slab per core of the rank, as
@@ -180,6 +180,8 @@ public:
     }
 
     std::size_t mapped_bytes() const noexcept { return total_; }
+    /// Whether this rank reaches the canonical copy by loads and stores.
+    bool direct() const noexcept { return canonical_ != nullptr; }
 
     /// After a lost rank: keep the window (its free is collective, and the
     /// lost rank would never take its part); the views still go.
@@ -222,14 +224,22 @@ private:
         }
         auto* view = const_cast<std::byte*>(static_cast<const std::byte*>(p));
         if (canonical_) {
-            // The fences keep the copy between the word operations around it
-            // (a seqlock's data reads before its closing version check; its
-            // writes before the version's release), as MPI's flush did.
-            std::atomic_thread_fence(std::memory_order_seq_cst);
+            // The word operations are seq_cst atomics, so a copy already
+            // stays after the ones before it (their acquire half). What a
+            // flush also gave, and the word contract promises
+            // (remote_memory.hpp): a write-back is visible before this
+            // core's next word operation, even a load (store -> load needs
+            // the full fence, the one that costs), and a refresh's reads
+            // end before it (acquire: free on x86, as is release).
             std::byte* c = static_cast<std::byte*>(canonical_) + at;
-            if (put) std::memcpy(c, view, n);
-            else std::memcpy(view, c, n);
-            std::atomic_thread_fence(std::memory_order_seq_cst);
+            if (put) {
+                std::atomic_thread_fence(std::memory_order_release);
+                std::memcpy(c, view, n);
+                std::atomic_thread_fence(std::memory_order_seq_cst);
+            } else {
+                std::memcpy(view, c, n);
+                std::atomic_thread_fence(std::memory_order_acquire);
+            }
             return;
         }
         for (std::size_t done = 0; done < n;) { // MPI counts are ints

@@ -98,6 +98,7 @@ struct run_report {
     core_id cores = 0;
     bool oversubscribed = false; ///< more cores on a host than it has CPUs
     std::uint64_t rings_to_core0 = 0; ///< cores whose messages to core 0 came through shared-memory rings
+    bool mesh_direct = false; ///< rank 0 reached MESH's canonical copy by loads and stores (on_host::shared_memory)
 };
 
 class platform;
@@ -134,6 +135,7 @@ struct run_state {
     std::uint32_t window = 32;
     bool oversubscribed = false;
     std::uint64_t rings_to_core0 = 0; ///< on rank 0: the rings that carried messages to core 0
+    bool mesh_direct = false;         ///< memory->direct(), kept past the memory's end
     std::unique_ptr<shared_memory> memory;
     std::unique_ptr<host_channels> host; ///< none where config.on_host is mpi
     std::unique_ptr<failure_watch> watch; ///< none where config.failure_timeout is 0 (or MPI serialises threads)
@@ -157,15 +159,17 @@ public:
     endpoint(detail::run_state& s, core_id id)
         : s_(s), id_(id), rings_out_(s.cores), out_(s.cores), taken_(s.cores),
           my_header_(s.host ? &s.host->header_of(id) : nullptr), messages_(!s.host || s.host->spans_hosts()) {
-        for (auto& r : posted_) post(r);
+        if (messages_)
+            for (auto& r : posted_) post(r);
     }
     ~endpoint() {
         // What the posted receives still wait for is not coming to this
         // core any more (it stopped): cancel them, or drop what they got.
-        for (auto& r : posted_) {
-            MPI_Cancel(&r.request);
-            MPI_Wait(&r.request, MPI_STATUS_IGNORE);
-        }
+        for (auto& r : posted_)
+            if (r.request != MPI_REQUEST_NULL) {
+                MPI_Cancel(&r.request);
+                MPI_Wait(&r.request, MPI_STATUS_IGNORE);
+            }
         // The slots' bytes go with this endpoint: wait until MPI has them
         // (at once: messages this small are sent eagerly, copied).
         for (auto& o : out_)
@@ -432,6 +436,7 @@ public:
             c.report->cores = cmd.cores;
             c.report->oversubscribed = rs.oversubscribed;
             c.report->rings_to_core0 = rs.rings_to_core0;
+            c.report->mesh_direct = rs.mesh_direct;
         }
     }
 
@@ -491,6 +496,7 @@ private:
         rs.memory = std::make_unique<detail::shared_memory>(
             rs.comm, detail::memory_sizes{cmd.cached_bytes, cmd.non_cached_bytes, cmd.private_bytes},
             core_id(mine.size()), core_id(per_rank), host_memory);
+        rs.mesh_direct = rs.memory->direct();
         if (host_memory) rs.host = std::make_unique<detail::host_channels>(rs.comm, rs.rank, rs.ranks, rs.cores, rs.window);
         // The watch's thread makes MPI calls beside the cores': it needs MPI_THREAD_MULTIPLE.
         if (cmd.failure_timeout_ms && rs.ranks > 1 && s.thread_multiple())
