@@ -183,12 +183,18 @@ inline std::size_t on_chip_blocks_in_use() { return at_home(&home_on_chip_in_use
 
 } // namespace detail
 
+/// Whether plain loads and stores of non-cached memory reach every core of
+/// this run (threads, core processes, the SCC), so that data placed there
+/// by mesh::allocate(non_cached) needs no controller; false where each core
+/// has a view of its own (MPI ranks), and allocate(non_cached) is refused.
+inline bool non_cached_shared() { return !detail::memory().remote_words; }
+
 /// Shared memory at the same logical address on every core, in `mode`,
 /// aligned to at least a cache line (two allocations never share a line).
 /// Must run on a TACO core. Cached memory needs a consistency controller
 /// (or explicit invalidate / write_back) to be seen by other cores.
 inline void* allocate(std::size_t bytes, memory_mode mode = memory_mode::cached, std::size_t align = 64) {
-    if (mode == memory_mode::non_cached && detail::memory().remote_words)
+    if (mode == memory_mode::non_cached && !non_cached_shared())
         throw taco::usage_error(
             "mesh::allocate: non-cached memory is not shared by this platform's cores (each has a view of its "
             "own, as the ranks of a cluster: taco::remote_memory_endpoint), so plain loads and stores of it "

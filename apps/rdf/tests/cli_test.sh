@@ -23,6 +23,10 @@ for i in $(seq 1 14); do
 done
 expect "q09 data-parallel, processes" \
   "$("$cli" query --data "$tmp/lubm.store" "$data/queries/q09.rq" --count --quiet --cores 2 --model data --platform processes)" "208"
+# --explain shows the deal's balance: each core's rows (they add up) and time.
+"$cli" query --data "$tmp/lubm.store" "$data/queries/q09.rq" --count --cores 2 --platform processes --explain >/dev/null 2>"$tmp/err"
+expect "explain: a line per core" "$(grep -c '^  core [01]: [0-9]* rows in [0-9.]* ms$' "$tmp/err")" "2"
+expect "explain: the cores' rows add up" "$(awk '/^  core [01]: /{n += $3} END{print n}' "$tmp/err")" "208"
 
 # Inference at load: raw data + the ontology answer as the inferred file does.
 "$cli" load --data "$data/lubm1-raw.nt.gz" --infer "$data/univ-bench.owl" --output "$tmp/raw.store" 2>"$tmp/err" || fail "load --infer"

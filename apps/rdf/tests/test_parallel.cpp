@@ -68,6 +68,9 @@ TEST_CASE("Data-parallel: every LUBM query gives exactly the single-core rows", 
                     CHECK(rdf_test::sorted_rows(a.answer.rows) == single[i]);
                     CHECK(sorted_lines(tsv) == single_tsv[i]); // decoded by the workers
                     CHECK(a.answer.rows.rows() == rdf_test::lubm_counts[i]);
+                    CHECK(a.rows_in_place); // these cores share non-cached memory: no controller copies the rows
+                    REQUIRE(a.seconds_per_core.size() == cores);
+                    for (double t : a.seconds_per_core) CHECK(t > 0);
                     std::size_t busy = 0;
                     for (auto n : a.rows_per_core) busy += n > 0;
                     split_across += busy == cores;

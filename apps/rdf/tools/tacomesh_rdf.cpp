@@ -270,6 +270,8 @@ int run_query_command(const options& o) {
     const bool tsv = !o.count && o.format != "json";
     std::string tsv_rows; // data-parallel: decoded by the workers
     bool split = false;
+    std::vector<std::uint64_t> rows_per_core;
+    std::vector<double> seconds_per_core;
     auto t0 = std::chrono::steady_clock::now();
     if (m == model::single) a = rdf::run_query(text, l.store.view());
     else
@@ -279,10 +281,18 @@ int run_query_command(const options& o) {
             if (tsv) sink = [&](std::string_view s) { tsv_rows += s; };
             rdf::parallel_answer r = c.run_split(text, sink);
             split = r.split;
+            rows_per_core = r.rows_per_core;
+            seconds_per_core = r.seconds_per_core;
             a = std::move(r.answer);
         });
     const double seconds = since(t0);
-    if (o.explain) explain(a, text, l.store.view());
+    if (o.explain) {
+        explain(a, text, l.store.view());
+        // The deal's balance: a share much longer than the others is the split's latency.
+        for (std::size_t k = 0; k < seconds_per_core.size(); ++k)
+            std::fprintf(stderr, "  core %zu: %llu rows in %.3f ms\n", k, (unsigned long long)rows_per_core[k],
+                         seconds_per_core[k] * 1e3);
+    }
     if (o.count) {
         std::printf("%zu\n", a.rows.rows());
     } else {

@@ -41,6 +41,9 @@ void with_cluster_on(Config cfg, store& s, F&& fn) {
     // The store's parts live in MESH's cached shared memory: reserve enough
     // for them (a view each on core processes), with room to grow.
     cfg.cached_bytes = std::max(cfg.cached_bytes, 4 * (s.bytes() + (std::size_t(64) << 20)));
+    // The workers' rows, in non-cached memory where the cores share it (worker_output).
+    if constexpr (requires { cfg.non_cached_bytes; })
+        cfg.non_cached_bytes = std::max(cfg.non_cached_bytes, 2 * (s.bytes() + (std::size_t(64) << 20)));
     taco::run(cfg, [&] {
         rdf_cluster c(s);
         fn(c);

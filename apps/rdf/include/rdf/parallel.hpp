@@ -89,10 +89,32 @@ struct job_board : mesh::sharing_aware<job_board> {
 };
 
 /// A worker's results, written by it, read by the master.
+///
+/// A data-parallel share's rows (ids, and TSV if asked) go where the
+/// platform lets the master read them in place: non-cached memory, when its
+/// cores share it (mesh::non_cached_shared()), written once and copied by
+/// no one; else (MPI ranks) the object's mesh::vectors, which its
+/// controller carries. On core processes the vectors cost LUBM Q8's split a
+/// third of its latency: the worker's release copies 1.2 MB of TSV to the
+/// shared copy and the master's acquire copies it again into its view.
 struct worker_output : mesh::sharing_aware<worker_output> {
+    template <class T>
+    using in_place = std::vector<T, mesh::allocator<T, mesh::memory_mode::non_cached>>;
+
     shared_vector<term_id> cells;
     shared_vector<char> text;
+    in_place<term_id> cells_in_place; ///< its header in the object (carried by the controller), its elements not
+    std::basic_string<char, std::char_traits<char>, mesh::allocator<char, mesh::memory_mode::non_cached>> text_in_place;
+    bool in_place_used = false;
     shared_vector<triple> triples;
+    double seconds = 0; ///< data-parallel: the last share's time on this core, from the call to the rows left here
+
+    std::span<const term_id> rows() const {
+        return in_place_used ? std::span<const term_id>(cells_in_place) : std::span<const term_id>(cells.begin(), cells.end());
+    }
+    std::string_view rows_text() const {
+        return in_place_used ? std::string_view(text_in_place) : std::string_view(text.begin(), text.size());
+    }
 };
 
 /// A worker's share of the first step's matches: the ids of its regions,
@@ -158,6 +180,7 @@ public:
 
     /// Data-parallel: the posted plan on this core's regions; returns its rows.
     std::uint64_t run_regions() {
+        const auto t0 = std::chrono::steady_clock::now();
         const auto board = mesh::read(jobs_);
         const auto shared = mesh::read(store_);
         const store_view v = shared->view();
@@ -168,13 +191,24 @@ public:
         const region_filter keep{shared->part_of.data(), mine_.data(), shared->part_runs};
         const table rows = project(execute(v, p.encoded, p.chosen, keep), p.encoded, false);
         auto w = mesh::write(out_);
-        w->cells.assign(rows.cells.begin(), rows.cells.end());
-        w->text.clear(); // its capacity kept from query to query
-        if (board->want_text) {
-            shared_text text(w->text);
-            append_tsv_rows(text, rows, v.dict);
-            text.flush();
+        w->in_place_used = mesh::non_cached_shared();
+        // Both kinds keep their capacity from query to query.
+        w->cells.clear();
+        w->text.clear();
+        w->cells_in_place.clear();
+        w->text_in_place.clear();
+        if (w->in_place_used) {
+            w->cells_in_place.assign(rows.cells.begin(), rows.cells.end());
+            if (board->want_text) append_tsv_rows(w->text_in_place, rows, v.dict);
+        } else {
+            w->cells.assign(rows.cells.begin(), rows.cells.end());
+            if (board->want_text) {
+                shared_text text(w->text);
+                append_tsv_rows(text, rows, v.dict);
+                text.flush();
+            }
         }
+        w->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return rows.rows();
     }
 
@@ -291,6 +325,8 @@ struct workload_result {
 struct parallel_answer {
     query_answer answer;
     std::vector<std::uint64_t> rows_per_core;
+    std::vector<double> seconds_per_core; ///< split: each core's share, from the call to its rows left (the deal's balance)
+    bool rows_in_place = false; ///< split: the master read the workers' rows where they wrote them (worker_output)
     bool split = false; ///< false: too small to share out, answered by core 0 alone
 };
 
@@ -410,10 +446,14 @@ public:
         rows.vars = p.encoded.projection;
         for (auto n : r.rows_per_core) rows.count += n;
         rows.cells.reserve(rows.count * rows.width());
+        r.rows_in_place = true;
         for (auto& o : outputs_) {
             const auto out = mesh::read(o);
-            rows.cells.insert(rows.cells.end(), out->cells.begin(), out->cells.end());
-            if (text_there) tsv({out->text.data(), out->text.size()});
+            r.seconds_per_core.push_back(out->seconds);
+            r.rows_in_place = r.rows_in_place && out->in_place_used;
+            const auto cells = out->rows();
+            rows.cells.insert(rows.cells.end(), cells.begin(), cells.end());
+            if (text_there) tsv(out->rows_text());
         }
         if (rows.width() && rows.cells.size() != rows.count * rows.width())
             throw std::logic_error("rdf: gathered rows do not match the workers' counts");

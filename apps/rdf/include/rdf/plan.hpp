@@ -127,12 +127,7 @@ inline index_range prefix_range(const store_view& v, order o, const std::array<t
     if (k == 0) return {0, std::uint32_t(perm.second.size())};
     index_range r = perm.of(c[pos[0]]);
     if (k >= 2) r = perm.of(r, c[pos[1]]);
-    if (k == 3) {
-        const auto first = perm.third.begin() + r.begin, last = perm.third.begin() + r.end;
-        const auto lo = std::lower_bound(first, last, c[pos[2]]);
-        const auto at = std::uint32_t(lo - perm.third.begin());
-        r = {at, at + std::uint32_t(lo != last && *lo == c[pos[2]])};
-    }
+    if (k == 3) r = perm.third_of(r, c[pos[2]]);
     return r;
 }
 
