@@ -248,4 +248,20 @@ TEST_CASE("LUBM(5), five renamed copies of the university, answers and keeps its
     CHECK(count(queries[5], s5) == 5 * 7790);
     CHECK(count(queries[13], s5) == 5 * 5916);
     CHECK(count(queries[8], s5) == 5 * 208);
+
+    // Two one-variable patterns on one variable are counted, not estimated:
+    // University0's departments are 15 of the 75, where the textbook
+    // estimate (the smaller's values among the larger's) says 75; Q8 then
+    // looks its students up instead of hashing every student of the five.
+    const rdf::store_view v = s5.view();
+    const std::string departments = "PREFIX ub: <http://swat.cse.lehigh.edu/onto/univ-bench.owl#>\n"
+                                    "SELECT ?d WHERE { ?d a ub:Department . ?d ub:subOrganizationOf <http://www.University0.edu> }";
+    REQUIRE(count(departments, s5) == 15);
+    const rdf::plan p = rdf::prepare(departments, v).chosen;
+    CHECK(p.estimated_rows >= 10);
+    CHECK(p.estimated_rows <= 20);
+    for (unsigned ways : {1u, 2u}) {
+        INFO(ways << " ways");
+        for (const rdf::plan_step& st : rdf::prepare(queries[7], v, ways).chosen.steps) CHECK(st.kind != rdf::join_kind::hash);
+    }
 }
