@@ -99,13 +99,14 @@ struct job_board : mesh::sharing_aware<job_board> {
 /// shared copy and the master's acquire copies it again into its view.
 struct worker_output : mesh::sharing_aware<worker_output> {
     template <class T>
-    using in_place = std::vector<T, mesh::allocator<T, mesh::memory_mode::non_cached>>;
+    using in_place_allocator = mesh::allocator<T, mesh::memory_mode::non_cached>;
 
     shared_vector<term_id> cells;
     shared_vector<char> text;
-    in_place<term_id> cells_in_place; ///< its header in the object (carried by the controller), its elements not
-    std::basic_string<char, std::char_traits<char>, mesh::allocator<char, mesh::memory_mode::non_cached>> text_in_place;
-    bool in_place_used = false;
+    // Their headers are in the object (carried by the controller), their elements not.
+    std::vector<term_id, in_place_allocator<term_id>> cells_in_place;
+    std::basic_string<char, std::char_traits<char>, in_place_allocator<char>> text_in_place;
+    bool in_place_used = false; ///< what the worker did, for the master and the tests
     shared_vector<triple> triples;
     double seconds = 0; ///< data-parallel: the last share's time on this core, from the call to the rows left here
 
@@ -191,17 +192,16 @@ public:
         const region_filter keep{shared->part_of.data(), mine_.data(), shared->part_runs};
         const table rows = project(execute(v, p.encoded, p.chosen, keep), p.encoded, false);
         auto w = mesh::write(out_);
+        // One kind per run (the platform decides); each keeps its capacity
+        // from query to query.
         w->in_place_used = mesh::non_cached_shared();
-        // Both kinds keep their capacity from query to query.
-        w->cells.clear();
-        w->text.clear();
-        w->cells_in_place.clear();
-        w->text_in_place.clear();
         if (w->in_place_used) {
             w->cells_in_place.assign(rows.cells.begin(), rows.cells.end());
+            w->text_in_place.clear();
             if (board->want_text) append_tsv_rows(w->text_in_place, rows, v.dict);
         } else {
             w->cells.assign(rows.cells.begin(), rows.cells.end());
+            w->text.clear();
             if (board->want_text) {
                 shared_text text(w->text);
                 append_tsv_rows(text, rows, v.dict);

@@ -137,6 +137,9 @@ inline index_range prefix_range(const store_view& v, order o, const std::array<t
 struct pattern_estimate {
     double rows = 0;
     std::array<double, 3> distinct{}; ///< per position, for variables
+    /// A pattern with two constants: its one variable's values, sorted (the
+    /// last column of its range), for single_variable_join.
+    std::optional<std::span<const term_id>> values;
 };
 
 inline pattern_estimate estimate(const store_view& v, const encoded_pattern& p) {
@@ -145,7 +148,10 @@ inline pattern_estimate estimate(const store_view& v, const encoded_pattern& p) 
     pattern_estimate e;
     unsigned bound = 0;
     for (int i = 0; i < 3; ++i) bound |= unsigned(c[i] != no_term) << i;
-    e.rows = prefix_range(v, *order_for(bound, -1), c, unsigned(std::popcount(bound))).size();
+    const order o = *order_for(bound, -1);
+    const index_range r = prefix_range(v, o, c, unsigned(std::popcount(bound)));
+    e.rows = r.size();
+    if (std::popcount(bound) == 2) e.values = v[o].third.subspan(r.begin, r.size());
     const unsigned vars = unsigned(p.at[0].is_var()) + p.at[1].is_var() + p.at[2].is_var();
     for (int i = 0; i < 3; ++i) e.distinct[i] = e.rows;
     if (vars >= 2 && !p.at[1].is_var()) {
@@ -168,22 +174,6 @@ inline pattern_estimate estimate(const store_view& v, const encoded_pattern& p) 
 /// that changed (Q8, Q11: a merge for a lookup) ran as fast.
 inline constexpr double lookup_cost = 6;
 
-/// The values of a pattern's one variable when its two other positions are
-/// constants: the last column of one index range, sorted.
-inline std::optional<std::span<const term_id>> single_variable_values(const store_view& v, const encoded_pattern& p) {
-    std::array<term_id, 3> c{};
-    unsigned bound = 0;
-    for (int i = 0; i < 3; ++i) {
-        if (p.at[i].is_var()) continue;
-        bound |= 1u << i;
-        c[i] = p.at[i].id;
-    }
-    if (std::popcount(bound) != 2) return std::nullopt;
-    const order o = *order_for(bound, -1);
-    const index_range r = prefix_range(v, o, c, 2);
-    return v[o].third.subspan(r.begin, r.size());
-}
-
 /// |a join b| for two patterns whose one variable is the same: the smaller
 /// one's values looked up in the larger, all of them up to 64, else 64
 /// evenly spaced (a systematic sample: at most 64 binary searches, a few
@@ -192,9 +182,9 @@ inline std::optional<std::span<const term_id>> single_variable_values(const stor
 /// breaks: on LUBM(5), of the 75 departments only University0's 15 are among
 /// its sub-organisations, and Q8, estimated at 75 there, got hash joins over
 /// every student of the five universities.
-inline std::optional<double> single_variable_join(const store_view& v, const encoded_pattern& a, const encoded_pattern& b) {
+inline std::optional<double> single_variable_join(const pattern_estimate& a, const pattern_estimate& b) {
     constexpr std::size_t samples = 64;
-    auto x = single_variable_values(v, a), y = single_variable_values(v, b);
+    auto x = a.values, y = b.values;
     if (!x || !y) return std::nullopt;
     if (x->size() > y->size()) std::swap(x, y);
     if (x->empty()) return 0.0;
@@ -250,7 +240,7 @@ inline plan make_plan(const encoded_query& q, const store_view& v, std::optional
     std::vector<double> pair_counts(n * n, -2);
     auto pair_rows = [&](std::size_t a, std::size_t b) {
         double& c = pair_counts[std::min(a, b) * n + std::max(a, b)];
-        if (c == -2) c = detail::single_variable_join(v, q.patterns[a], q.patterns[b]).value_or(-1);
+        if (c == -2) c = detail::single_variable_join(est[a], est[b]).value_or(-1);
         return c;
     };
     auto extend = [&](const state& s, std::size_t i) {
