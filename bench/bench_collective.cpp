@@ -35,7 +35,7 @@
 #include <utility>
 #include <vector>
 
-#include "paired.hpp"
+#include <paired.hpp>
 
 namespace {
 
@@ -44,6 +44,8 @@ using bench::clock_type;
 using bench::median;
 using bench::ns_since;
 using bench::smoke;
+using bench::time_batch;
+using bench::available_cpus;
 
 // ---- members and the operations timed ------------------------------------------
 
@@ -91,16 +93,6 @@ double round_trip(taco::global_ptr<member> p) {
     return f.get();
 }
 
-/// Mean ns per operation over a batch of n. One untimed operation first: the
-/// other cores may still be finishing the previous batch (or be descheduled
-/// when oversubscribed). Wrong results are counted, not just timed.
-template <class Op>
-double time_batch(std::size_t n, Op&& op, double expected, std::size_t& wrong) {
-    wrong += op() != expected;
-    const auto t0 = clock_type::now();
-    for (std::size_t i = 0; i < n; ++i) wrong += op() != expected;
-    return ns_since(t0) / double(n);
-}
 
 
 // ---- trees ----------------------------------------------------------------------
@@ -327,13 +319,6 @@ void reduce_model(benchmark::State& state) {
     c["target_48_us"] = target_48_us;
     c["oversubscribed"] = report.oversubscribed;
     if (wrong) bench::fail(state, "reduce_model: wrong reduction or round-trip result");
-}
-
-/// CPUs this process may run on (what the POSIX platform pins cores to).
-unsigned available_cpus() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    return ::sched_getaffinity(0, sizeof set, &set) == 0 ? unsigned(CPU_COUNT(&set)) : 1u;
 }
 
 void register_all() {

@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "baselines.hpp"
-#include "paired.hpp"
+#include <paired.hpp>
 
 namespace {
 

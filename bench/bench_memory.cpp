@@ -1,4 +1,4 @@
-// Memory bounds (issue 11), measured as the operating system sees them:
+// Memory bounds, measured as the operating system sees them:
 //
 //   resident_per_core/tree/cores:N   resident memory the run adds per core
 //       (thread stack, runtime, channels), N cores oversubscribed on this
@@ -36,7 +36,7 @@
 
 #include <tacomesh/posix.hpp>
 
-#include "paired.hpp"
+#include <paired.hpp>
 
 namespace {
 

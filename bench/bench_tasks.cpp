@@ -54,7 +54,7 @@
 #include <utility>
 #include <vector>
 
-#include "paired.hpp"
+#include <paired.hpp>
 #include "task_fixtures.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The hot-path speed targets (issue 10), each a same-run ratio against its
+# The hot-path speed targets, each a same-run ratio against its
 # raw baseline, RUNS times in fresh processes (3 by default), so that a
 # target that holds only in some runs shows:
 #

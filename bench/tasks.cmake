@@ -4,7 +4,7 @@
 # Paired benchmarks: protothread resume, coroutine switch, scheduler overhead
 # per task, sync round trip from a coroutine / protothread / main.
 add_executable(bench_tasks ${CMAKE_CURRENT_LIST_DIR}/bench_tasks.cpp)
-target_link_libraries(bench_tasks PRIVATE tacomesh::posix benchmark::benchmark tacomesh_warnings)
+target_link_libraries(bench_tasks PRIVATE tacomesh::posix tacomesh::bench_support tacomesh_warnings)
 
 # Instructions per task under callgrind (count_task_instructions.sh): a plain
 # single-core program, no Google Benchmark, so the counts are taco's alone.

@@ -18,7 +18,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "test_support.hpp"
+#include <test_support.hpp>
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "test_support.hpp"
+#include <test_support.hpp>
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include <cstring>
 #include <string>
 
-#include "test_support.hpp"
+#include <test_support.hpp>
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "test_support.hpp"
+#include <test_support.hpp>
 
 namespace {
 

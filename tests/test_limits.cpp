@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "test_support.hpp"
+#include <test_support.hpp>
 
 namespace {
 

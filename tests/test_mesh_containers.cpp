@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "test_support.hpp" // the platform first: it binds itself, then brings in taco and mesh
+#include <test_support.hpp> // test::on_cores and test::mesh_cores: the platform these suites run on
 
 namespace {
 

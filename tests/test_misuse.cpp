@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "test_support.hpp"
+#include <test_support.hpp>
 
 TEST_CASE("a global_ptr dereferenced on a foreign core aborts with a clear message", "[misuse]") {
     auto r = test::run_in_child([] {

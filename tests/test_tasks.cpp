@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "test_support.hpp"
+#include <test_support.hpp>
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <taco/all_cores.hpp>
 #include <taco/async.hpp>
 #include <taco/barrier.hpp>
-#include <taco/co_task.hpp>
+#include <taco/stackless_coroutine.hpp>
 #include <taco/collective.hpp>
 #include <taco/combiner.hpp>
 #include <taco/config.hpp>
@@ -15,7 +15,7 @@
 #include <taco/continuation.hpp>
 #include <taco/core_id.hpp>
 #include <taco/core_stats.hpp>
-#include <taco/coroutine.hpp>
+#include <taco/stackful_coroutine.hpp>
 #include <taco/future.hpp>
 #include <taco/global_ptr.hpp>
 #include <taco/group.hpp>

@@ -4,7 +4,7 @@
 // tasks"). It is taken from the channel in order like any other; the task
 // then runs when the core's policy picks it.
 #include <taco/activity.hpp>
-#include <taco/coroutine.hpp>
+#include <taco/stackful_coroutine.hpp>
 #include <taco/task.hpp>
 #include <taco/runtime/core.hpp>
 

@@ -93,7 +93,7 @@ private:
         bool empty() const noexcept { return head == bytes.size(); }
         /// Drop what has left once it is most of the buffer: a queue that is
         /// never empty (a steady flood) would otherwise only ever grow at its
-        /// end, its count bounded and its bytes not (issue 11: 3 M messages
+        /// end, its count bounded and its bytes not (measured: 3 M messages
         /// through a queue of ~1000 held 288 MB). Amortised: each byte moves
         /// at most once per halving.
         void compact() {

@@ -1,4 +1,4 @@
-// TACO on the MPI platform against MPI itself, in the same run (issue 16):
+// TACO on the MPI platform against MPI itself, in the same run:
 //
 //   round_trip   taco::sync to core 1 (rank 1)  vs  an 8-byte MPI_Send /
 //                MPI_Recv ping-pong between the same two ranks;      target <= 1.2x
@@ -39,7 +39,7 @@
 #include <taco/taco.hpp>
 #include <tacomesh/mpi/platform.hpp>
 
-#include "paired.hpp"
+#include <paired.hpp>
 
 namespace {
 

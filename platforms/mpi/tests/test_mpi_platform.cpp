@@ -13,7 +13,7 @@
 #include <taco/taco.hpp>
 #include <tacomesh/mpi/platform.hpp>
 
-#include "../../../tests/test_support.hpp"
+#include <test_support.hpp>
 
 namespace {
 

@@ -37,9 +37,9 @@ namespace {
 
 const bool smoke = std::getenv("BENCH_SMOKE") != nullptr;
 
-const char* name(scc::idle_mode m) { return m == scc::idle_mode::poll ? "poll" : "halt"; }
+const char* name(scc::idle_policy m) { return m == scc::idle_policy::poll ? "poll" : "halt"; }
 
-scc::config chip(taco::core_id cores, scc::idle_mode idle, bool compute) {
+scc::config chip(taco::core_id cores, scc::idle_policy idle, bool compute) {
     scc::config c{.cores = cores, .idle = idle};
     if (!compute) c.costs.compute_cycles_per_ns = 0;
     return c;
@@ -54,7 +54,7 @@ void label(benchmark::State& state, taco::core_id cores) {
 
 std::uint32_t whoami() { return taco::this_core(); }
 
-void round_trip(benchmark::State& state, scc::idle_mode idle, bool compute) {
+void round_trip(benchmark::State& state, scc::idle_policy idle, bool compute) {
     label(state, 2);
     const int rounds = smoke ? 20 : 1000;
     std::uint64_t per_call = 0;
@@ -66,14 +66,14 @@ void round_trip(benchmark::State& state, scc::idle_mode idle, bool compute) {
             per_call = (scc::cycles() - before) / std::uint64_t(rounds);
         });
     state.counters["modelled_cycles"] = double(per_call);
-    state.counters["paper_cycles"] = idle == scc::idle_mode::poll ? 2000 : 3000;
+    state.counters["paper_cycles"] = idle == scc::idle_policy::poll ? 2000 : 3000;
 }
 
 struct member {
     long value() const { return long(taco::this_core()) + 1; }
 };
 
-void reduce(benchmark::State& state, scc::idle_mode idle, bool compute, taco::core_id cores) {
+void reduce(benchmark::State& state, scc::idle_policy idle, bool compute, taco::core_id cores) {
     label(state, cores);
     const int rounds = smoke ? 5 : 100;
     std::uint64_t per_reduce = 0;
@@ -97,7 +97,7 @@ void reduce(benchmark::State& state, scc::idle_mode idle, bool compute, taco::co
         });
     if (wrong) state.SkipWithError("a reduce gave the wrong sum");
     state.counters["modelled_cycles"] = double(per_reduce);
-    if (cores == 48) state.counters["paper_cycles"] = idle == scc::idle_mode::poll ? 11000 : 14000;
+    if (cores == 48) state.counters["paper_cycles"] = idle == scc::idle_policy::poll ? 11000 : 14000;
 }
 
 void flush(benchmark::State& state, bool whole) {
@@ -116,7 +116,7 @@ void flush(benchmark::State& state, bool whole) {
 }
 
 const bool registered = [] {
-    for (auto idle : {scc::idle_mode::poll, scc::idle_mode::halt})
+    for (auto idle : {scc::idle_policy::poll, scc::idle_policy::halt})
         for (bool compute : {false, true}) {
             const std::string variant = std::string(name(idle)) + (compute ? "/with_compute" : "/hardware");
             benchmark::RegisterBenchmark(("round_trip/" + variant).c_str(), round_trip, idle, compute)->Iterations(1);

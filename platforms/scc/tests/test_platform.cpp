@@ -33,8 +33,8 @@ long read_total(mesh::sharing_ptr<counter> c) { return mesh::read(c)->total; }
 } // namespace
 
 TEST_CASE("SCC emulation: TACO invocations, futures and a reduce over every core, polling and halting", "[scc][platform]") {
-    for (const auto idle : {scc::idle_mode::poll, scc::idle_mode::halt}) {
-        INFO("halt " << (idle == scc::idle_mode::halt));
+    for (const auto idle : {scc::idle_policy::poll, scc::idle_policy::halt}) {
+        INFO("halt " << (idle == scc::idle_policy::halt));
         scc::run_report report;
         long failures = 0;
         taco::run(scc::config{.cores = 6, .idle = idle, .report = &report}, [&] {
@@ -80,14 +80,14 @@ TEST_CASE("SCC emulation: a MESH shared object written on core 0 is read on ever
 
 TEST_CASE("SCC emulation: modelled cycles of a round trip, polling and with interrupts", "[scc][platform][cost]") {
     std::uint64_t polling = 0, halting = 0;
-    for (const auto idle : {scc::idle_mode::poll, scc::idle_mode::halt}) {
+    for (const auto idle : {scc::idle_policy::poll, scc::idle_policy::halt}) {
         // The hardware's cycles alone: host CPU time (the runtime's
         // instructions) would add the host's noise to a few hundred cycles.
         taco::run(scc::config{.cores = 2, .idle = idle, .costs = {.compute_cycles_per_ns = 0}}, [&] {
             (void)taco::sync(1, &whoami); // warm: the channels' lines in place
             const std::uint64_t before = scc::cycles();
             for (int i = 0; i < 100; ++i) (void)taco::sync(1, &whoami);
-            (idle == scc::idle_mode::poll ? polling : halting) = (scc::cycles() - before) / 100;
+            (idle == scc::idle_policy::poll ? polling : halting) = (scc::cycles() - before) / 100;
         });
     }
     INFO("round trip: " << polling << " cycles polling, " << halting << " halting");

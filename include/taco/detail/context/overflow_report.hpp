@@ -30,7 +30,7 @@ struct overflow_info {
     unsigned core = 0;
 };
 /// Answers "is `fault` the guard page of the coroutine running on this
-/// thread?" (set by coroutine.hpp, which knows the running task).
+/// thread?" (set by stackful_coroutine.hpp, which knows the running task).
 using overflow_probe = bool (*)(const void* fault, overflow_info& info) noexcept;
 
 namespace overflow {

@@ -56,10 +56,13 @@
 
 namespace tacomesh::scc::emulated {
 
-enum class idle_mode {
+enum class idle_policy {
     poll, ///< an idle core polls its MPB (a round trip of about 2 000 cycles on the chip)
     halt, ///< an idle core sleeps in hlt; every message raises the receiver's interrupt (about 3 000)
 };
+/// The name before idle_policy (the POSIX and MPI platforms' name for the
+/// same choice); kept for one release so existing code still compiles.
+using idle_mode [[deprecated("tacomesh::scc: idle_mode is now idle_policy")]] = idle_policy;
 
 /// Filled in when a run ends: each core's modelled cycles.
 struct run_report {
@@ -72,7 +75,7 @@ struct config {
     using platform = emulated::platform;
 
     taco::core_id cores = 4; ///< 1 to 48 (more cores than host CPUs: oversubscribed)
-    idle_mode idle = idle_mode::poll;
+    idle_policy idle = idle_policy::poll;
     std::size_t cached_bytes = std::size_t(64) << 20;        ///< DCM
     std::size_t write_through_bytes = std::size_t(16) << 20; ///< MPBT + WT
     std::size_t non_cached_bytes = std::size_t(16) << 20;    ///< NCM
@@ -204,7 +207,7 @@ public:
         channels_.publish(dest, length);
         // Before the interrupt: a core it wakes finds the doorbell rung.
         s_.doorbell[dest].fetch_add(1, std::memory_order_release);
-        if (s_.cfg.idle == idle_mode::halt) hw_.interrupt(dest);
+        if (s_.cfg.idle == idle_policy::halt) hw_.interrupt(dest);
     }
     template <class Handler>
     std::size_t poll(Handler&& handle) {
@@ -218,7 +221,7 @@ public:
         const std::uint64_t t = hw_.cycles();
         // Halting: a message that comes after this core's clock found it
         // asleep (see hardware::sleeping).
-        const bool halting = s_.cfg.idle == idle_mode::halt;
+        const bool halting = s_.cfg.idle == idle_policy::halt;
         hw_.sleeping(halting);
         const std::size_t n = channels_.poll([&](std::byte* m, std::size_t, core_index) {
             hw_.sleeping(false);
@@ -238,7 +241,7 @@ public:
     // what ran before it: the CPU time since is the idle loop's, and so is
     // what the host spends here.
     void idle(std::chrono::nanoseconds limit) {
-        if (s_.cfg.idle == idle_mode::poll) return pause();
+        if (s_.cfg.idle == idle_policy::poll) return pause();
         const double wait = limit == std::chrono::nanoseconds::max() ? 8e11 : double(limit.count()) * 0.8;
         hw_.halt(std::uint64_t(wait));
         // The interrupt is taken here but its cycles are counted where the

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "test_support.hpp" // the platform first: it binds itself, then brings in taco and mesh
+#include <test_support.hpp>
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <tacomesh/posix/arena.hpp>
 #include <tacomesh/posix/ring.hpp>
 
-#include "test_support.hpp"
+#include <test_support.hpp>
 
 using tacomesh::posix::detail::arena;
 using tacomesh::posix::detail::ring;

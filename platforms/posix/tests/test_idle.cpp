@@ -5,7 +5,7 @@
 #include <chrono>
 #include <thread>
 
-#include "test_support.hpp"
+#include <test_support.hpp>
 
 namespace {
 struct echo {

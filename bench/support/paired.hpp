@@ -4,6 +4,7 @@
 // ratios are the figures that mean something on a machine whose cross-core
 // latency shifts by ~4x within seconds (see bench/README.md).
 #include <benchmark/benchmark.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <chrono>
@@ -50,6 +51,31 @@ std::size_t calibrate(Op&& op, double target_ns) {
         ++done;
     } while ((elapsed = ns_since(t0)) < 2 * target_ns);
     return std::max<std::size_t>(1, std::size_t(double(done) * target_ns / elapsed));
+}
+
+/// Mean ns per operation over a batch of n. One untimed operation first: the
+/// other cores may still be finishing the previous batch (or be descheduled
+/// when oversubscribed).
+template <class Op>
+double time_batch(std::size_t n, Op&& op) {
+    op();
+    const auto t0 = clock_type::now();
+    for (std::size_t i = 0; i < n; ++i) op();
+    return ns_since(t0) / double(n);
+}
+/// The same, with each result checked: a wrong one is counted, not just
+/// timed, so a fast wrong answer cannot pass as a figure.
+template <class Op>
+double time_batch(std::size_t n, Op&& op, double expected, std::size_t& wrong) {
+    return time_batch(n, [&] { wrong += op() != expected; });
+}
+
+/// CPUs this process may run on (what the POSIX platform pins cores to):
+/// more cores than this is an oversubscribed run, named so in the output.
+inline unsigned available_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    return ::sched_getaffinity(0, sizeof set, &set) == 0 ? unsigned(CPU_COUNT(&set)) : 1u;
 }
 
 inline double quantile(std::vector<double> v, double q) {

@@ -1,4 +1,4 @@
-// Fault injection (issue 11): a mixed workload in process mode (sync calls,
+// Fault injection: a mixed workload in process mode (sync calls,
 // fire-and-forget floods, reductions over all cores, carried strings) during
 // which one core, chosen at random, is killed, crashes, aborts, exits, is
 // stopped, hangs in user code, or only pauses. Every run must end: with the
@@ -19,7 +19,7 @@
 #include <string>
 #include <thread>
 
-#include "test_support.hpp"
+#include <test_support.hpp>
 
 namespace {
 

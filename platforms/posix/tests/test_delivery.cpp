@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "test_support.hpp"
+#include <test_support.hpp>
 
 namespace {
 
