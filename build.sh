@@ -7,10 +7,13 @@
 #                                 apps/modularity/data (multilevel, then the MESH paper's greedy search),
 #                                 then tacomesh-rdf on LUBM(1) (inference, a data-parallel query, the bench)
 #   ./build.sh framework-demo [args]  the framework's tour (invocations, futures, controllers; 4 cores)
-#   ./build.sh test               build and run all tests (ctest)
-#   ./build.sh asan | tsan        tests under ASan+UBSan / ThreadSanitizer
-#   ./build.sh clang              the tree and its tests built with clang (second compiler)
-#   ./build.sh bench-smoke        build the benchmarks and run each briefly
+#   ./build.sh test               build and run the tests (ctest; not the benchmark smoke or the slow ones)
+#   ./build.sh slow               the tests labelled slow (minutes each: hosts in network namespaces), capped
+#   ./build.sh asan               the tests under ASan+UBSan, built with clang (the second compiler: its
+#                                 header-alone and negative-compile tests run there too)
+#   ./build.sh tsan               the tests under ThreadSanitizer (g++)
+#   ./build.sh clang              the whole tree and its tests built with clang, unsanitized
+#   ./build.sh bench-smoke        build the benchmarks and run each briefly (ctest -L bench-smoke)
 #   ./build.sh fuzz [seconds]     the graph readers, the SPARQL parser and the N-Triples loader under
 #                                 libFuzzer (clang), over the kept corpora (the seconds are shared)
 #   ./build.sh consumer           use the installed package and add_subdirectory from a tiny project
@@ -37,15 +40,23 @@ configure() { # dir, extra cmake args...
   local dir=$1; shift
   cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
 }
-# Sanitizer runs skip what the plain build already proved and what runs no
-# code: negative-compile tests and header-alone compiles.
+# The sanitizer trees keep line tables only (-g1 / -gline-tables-only): their
+# reports need file and line, not variables, and full debug info of this
+# template-heavy code is a good part of the compile time.
+sanitizer_flags() { # compiler
+  case $1 in clang++) echo "-O2 -gline-tables-only -DNDEBUG" ;; *) echo "-O2 -g1 -DNDEBUG" ;; esac
+}
+# What the sanitizer runs leave out: the benchmark smoke and the slow tests
+# (the plain build runs them), and in the TSan run what runs no code
+# (negative-compile and header-alone tests: the plain build and the ASan
+# tree, which is clang's, compile them with both compilers).
 # The TACO suites again on the emulated SCC ("on scc:") and on MPI ranks
 # ("mpi:") are not even built there (their CMakeLists return under
 # TACOMESH_SANITIZE): the suites ran under the sanitizer on POSIX, 16-48
 # emulated cores on 2 CPUs under TSan take tens of minutes, and Open MPI is
 # not built with the sanitizers, which then report its internals. The
 # emulation's own tests ("scc:") run.
-sanitizer_skip='^(neg|header)\.'
+not_in_plain_runs='bench-smoke|slow'
 
 run_tests() { # dir, ctest args...
   local dir=$1; shift
@@ -86,24 +97,32 @@ case "$cmd" in
   test)
     need_packages "${base_packages[@]}"
     configure build
-    run_tests build ;;
-  asan)
+    run_tests build -LE "$not_in_plain_runs" ;;
+  slow)
     need_packages "${base_packages[@]}"
-    configure build-asan -DTACOMESH_SANITIZE=address -DTACOMESH_BUILD_BENCH=OFF -DTACOMESH_BUILD_APPS=ON
-    # Sizes shrink (sanitizers are 5-20x slower); the negative-compile tests ran in the plain build.
+    configure build
+    # One cap for the whole step, so a slow test that grows cannot take CI's budget.
+    ninja -C build -j "$jobs"
+    (cd build && timeout --foreground 1200 ctest --output-on-failure -L slow --timeout 600) ;;
+  asan)
+    need_packages "${base_packages[@]}" clang libclang-rt-14-dev
+    CXX=clang++ configure build-asan -DTACOMESH_SANITIZE=address -DTACOMESH_BUILD_BENCH=OFF \
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(sanitizer_flags clang++)"
+    # Sizes shrink (sanitizers are 5-20x slower).
     TACOMESH_TEST_SCALE=0.1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      run_tests build-asan -E "$sanitizer_skip" ;;
+      run_tests build-asan -LE "$not_in_plain_runs" ;;
   tsan)
     need_packages "${base_packages[@]}"
-    configure build-tsan -DTACOMESH_SANITIZE=thread -DTACOMESH_BUILD_BENCH=OFF -DTACOMESH_BUILD_APPS=ON
+    configure build-tsan -DTACOMESH_SANITIZE=thread -DTACOMESH_BUILD_BENCH=OFF \
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(sanitizer_flags g++)"
     # setarch -R: TSan's shadow layout clashes with the high mmap entropy of recent kernels.
     ninja -C build-tsan -j "$jobs"
     (cd build-tsan && TACOMESH_TEST_SCALE=0.02 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-      setarch "$(uname -m)" -R ctest --output-on-failure -j "$jobs" --timeout 900 -E "$sanitizer_skip") ;;
+      setarch "$(uname -m)" -R ctest --output-on-failure -j "$jobs" --timeout 900 -LE "$not_in_plain_runs|compile") ;;
   clang)
     need_packages "${base_packages[@]}" clang
     CXX=clang++ configure build-clang -DTACOMESH_BUILD_BENCH=OFF
-    run_tests build-clang ;;
+    run_tests build-clang -LE "$not_in_plain_runs" ;;
   bench-smoke)
     need_packages "${base_packages[@]}" openmpi-bin libopenmpi-dev valgrind python3 python3-igraph python3-matplotlib python3-venv
     configure build-bench -DCMAKE_BUILD_TYPE=Release -DTACOMESH_BUILD_TESTS=OFF
@@ -133,5 +152,5 @@ case "$cmd" in
     ninja -C build-consumer/installed && ./build-consumer/installed/consumer
     cmake -S tests/consumer -B build-consumer/subdir -G Ninja -DTACOMESH_SOURCE_DIR="$root" >/dev/null
     ninja -C build-consumer/subdir && ./build-consumer/subdir/consumer ;;
-  *) echo "usage: $0 demo|framework-demo|test|asan|tsan|clang|bench-smoke|fuzz|consumer" >&2; exit 2 ;;
+  *) echo "usage: $0 demo|framework-demo|test|slow|asan|tsan|clang|bench-smoke|fuzz|consumer" >&2; exit 2 ;;
 esac
