@@ -108,10 +108,12 @@ case "$cmd" in
     need_packages "${base_packages[@]}" openmpi-bin libopenmpi-dev valgrind python3 python3-igraph python3-matplotlib python3-venv
     # The tests' tree (RelWithDebInfo, tests and benchmarks on): one build for
     # both. Each benchmark's smoke test is labelled bench-smoke; a skipped one
-    # says what it lacked.
+    # (no valgrind, mpirun, igraph, PyPI...) says what it lacked: listed after.
     configure build
     ninja -C build -j "$jobs"
-    (cd build && ctest -L bench-smoke --output-on-failure -j "$jobs") ;;
+    (cd build && rc=0 && { ctest -L bench-smoke --output-on-failure -j "$jobs" || rc=$?; } &&
+      awk '/^[0-9]+\/[0-9]+ Test: /{ sub(/^[0-9]+\/[0-9]+ Test: /, ""); t = $0 }
+           /^SKIPPED: /{ print "skipped: " t " (" substr($0, 10) ")" }' Testing/Temporary/LastTest.log && exit $rc) ;;
   fuzz)
     need_packages "${base_packages[@]}" clang libclang-rt-14-dev
     CXX=clang++ configure build-fuzz -DTACOMESH_FUZZ=ON -DTACOMESH_BUILD_TESTS=OFF -DTACOMESH_BUILD_BENCH=OFF
