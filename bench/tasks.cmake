@@ -10,7 +10,3 @@ target_link_libraries(bench_tasks PRIVATE tacomesh::posix tacomesh::bench_suppor
 # single-core program, no Google Benchmark, so the counts are taco's alone.
 add_executable(instr_tasks ${CMAKE_CURRENT_LIST_DIR}/instr_tasks.cpp)
 target_link_libraries(instr_tasks PRIVATE tacomesh::posix tacomesh_warnings)
-
-if(TARGET bench_smoke)
-  add_dependencies(bench_smoke bench_tasks instr_tasks)
-endif()

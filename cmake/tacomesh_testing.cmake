@@ -72,3 +72,77 @@ if(MPI_CXX_FOUND AND NOT TACOMESH_SANITIZE)
   endif()
 endif()
 set(TACOMESH_MPI_TEST_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+
+# A benchmark's smoke test (ctest -L bench-smoke): the program at tiny sizes
+# (BENCH_SMOKE=1), then bench/support/check_bench.py checks what it printed
+# against EXPECT, a TOML file beside the benchmark (its format: the
+# checker's --help). Named "bench-smoke: <name>".
+#   tacomesh_bench_smoke(<name> COMMAND cmd... [EXPECT file [VARIANT v]] [NEEDS what...]
+#                        [USES target...] [SETUP fixture] [REQUIRES fixture...] [AFTER test...]
+#                        [ENV var=value...] [TIMEOUT s] [SERIAL])
+# NEEDS: a program, a file or python:module that may be missing; the test is
+# then skipped (77) with the reason, not passed. The JSON is kept as
+# <build>/bench-smoke/<name>.json (tacomesh_bench_smoke_output), where a
+# later test may read it: SETUP names it a fixture, REQUIRES waits for one.
+# USES: the targets a script runs, besides the $<TARGET_FILE:...> in COMMAND
+# (the bench_smoke target builds them all).
+find_package(Python3 3.11 COMPONENTS Interpreter QUIET) # tomllib
+set(TACOMESH_BENCH_SMOKE_DIR ${PROJECT_BINARY_DIR}/bench-smoke)
+# The Python that Debian's python3-igraph / -matplotlib are installed for,
+# which may not be the python3 on PATH.
+find_program(TACOMESH_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(NOT TACOMESH_SYSTEM_PYTHON)
+  set(TACOMESH_SYSTEM_PYTHON python3)
+endif()
+file(MAKE_DIRECTORY ${TACOMESH_BENCH_SMOKE_DIR})
+
+function(tacomesh_bench_smoke_output out name)
+  string(REGEX REPLACE "[^A-Za-z0-9_.+-]+" "_" file "${name}")
+  set(${out} ${TACOMESH_BENCH_SMOKE_DIR}/${file}.json PARENT_SCOPE)
+endfunction()
+
+function(tacomesh_bench_smoke name)
+  cmake_parse_arguments(arg "SERIAL" "EXPECT;VARIANT;TIMEOUT;SETUP"
+                        "COMMAND;NEEDS;USES;REQUIRES;AFTER;ENV" ${ARGN})
+  if(NOT Python3_FOUND)
+    message(STATUS "tacomesh: no Python 3.11, the benchmark smoke test ${name} is not registered")
+    return()
+  endif()
+  tacomesh_bench_smoke_output(out "${name}")
+  set(checker ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/bench/support/check_bench.py --out ${out})
+  if(arg_EXPECT)
+    cmake_path(ABSOLUTE_PATH arg_EXPECT BASE_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+    list(APPEND checker --expect ${arg_EXPECT})
+    if(arg_VARIANT)
+      list(APPEND checker --variant ${arg_VARIANT})
+    endif()
+  endif()
+  foreach(need IN LISTS arg_NEEDS)
+    list(APPEND checker --needs ${need})
+  endforeach()
+  set(test "bench-smoke: ${name}")
+  add_test(NAME ${test} COMMAND ${checker} -- ${arg_COMMAND} WORKING_DIRECTORY ${TACOMESH_BENCH_SMOKE_DIR})
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT 300)
+  endif()
+  set(env BENCH_SMOKE=1 ${arg_ENV})
+  set_tests_properties(${test} PROPERTIES LABELS bench-smoke TIMEOUT ${arg_TIMEOUT} SKIP_RETURN_CODE 77
+                       ENVIRONMENT "${env}")
+  if(arg_SERIAL)
+    set_tests_properties(${test} PROPERTIES RUN_SERIAL ON)
+  endif()
+  if(arg_SETUP)
+    set_tests_properties(${test} PROPERTIES FIXTURES_SETUP ${arg_SETUP})
+  endif()
+  if(arg_REQUIRES)
+    set_tests_properties(${test} PROPERTIES FIXTURES_REQUIRED "${arg_REQUIRES}")
+  endif()
+  if(arg_AFTER)
+    list(TRANSFORM arg_AFTER PREPEND "bench-smoke: ")
+    set_tests_properties(${test} PROPERTIES DEPENDS "${arg_AFTER}")
+  endif()
+  # What the bench_smoke target builds before it runs these tests.
+  string(REGEX MATCHALL "\\$<TARGET_FILE:[^>]+>" files "${arg_COMMAND}")
+  list(TRANSFORM files REPLACE "\\$<TARGET_FILE:([^>]+)>" "\\1")
+  set_property(GLOBAL APPEND PROPERTY TACOMESH_BENCH_SMOKE_TARGETS ${files} ${arg_USES})
+endfunction()

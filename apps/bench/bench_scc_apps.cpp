@@ -22,6 +22,7 @@
 // this host per cycle. The README discusses what that does to the curves.
 //   (BENCH_SMOKE=1: a few moves and queries, up to 4 cores)
 #include <benchmark/benchmark.h>
+#include <paired.hpp>
 
 #include <cstdint>
 #include <cstdlib>
@@ -149,4 +150,4 @@ const bool registered = [] {
 
 } // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) { return bench::run_main(argc, argv, nullptr, "bench_scc_apps"); }

@@ -5,6 +5,7 @@
 // latency shifts by ~4x within seconds (see bench/README.md).
 #include <benchmark/benchmark.h>
 #include <sched.h>
+#include <taco/config.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -152,12 +153,23 @@ private:
     std::vector<double> base_, ours_;
 };
 
-/// The main() of every paired benchmark binary: Google Benchmark's, plus a
-/// non-zero exit when a benchmark failed its own result check.
+/// Into the JSON's context: whether the framework's debug checks were
+/// compiled in (taco_debug_checks: on in Debug and RelWithDebInfo builds)
+/// and whether the sizes were the smoke run's. Figures from either are not
+/// the framework's speed; the report script refuses them.
+inline void add_build_context() {
+    benchmark::AddCustomContext("taco_debug_checks", TACO_DEBUG_CHECKS ? "1" : "0");
+    benchmark::AddCustomContext("bench_smoke", smoke() ? "1" : "0");
+}
+
+/// The main() of every benchmark binary: Google Benchmark's, with the build
+/// context, plus a non-zero exit when a benchmark failed its own result
+/// check. register_all may be null (the benchmarks registered themselves).
 inline int run_main(int argc, char** argv, void (*register_all)(), const char* name) {
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    register_all();
+    add_build_context();
+    if (register_all) register_all();
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     if (failed) std::fprintf(stderr, "%s: a benchmark failed its result check\n", name);

@@ -11,6 +11,7 @@
 //                --benchmark_out=greedy.json --benchmark_out_format=json
 //   (BENCH_SMOKE=1: 10 moves, 1 and 2 cores)
 #include <benchmark/benchmark.h>
+#include <paired.hpp>
 
 #include <cstdlib>
 #include <map>
@@ -84,4 +85,4 @@ const bool registered = [] {
 
 } // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) { return bench::run_main(argc, argv, nullptr, "bench_greedy"); }

@@ -14,6 +14,7 @@
 // that the host's vCPU placement moves both sides alike.
 //   (BENCH_SMOKE=1: fewer repeats)
 #include <benchmark/benchmark.h>
+#include <paired.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -177,4 +178,4 @@ const int registered = [] {
 
 } // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) { return bench::run_main(argc, argv, nullptr, "bench_rdf"); }

@@ -9,43 +9,45 @@ fail() { echo "FAIL: $*"; exit 1; }
 expect() { # what, got, wanted
   [ "$2" = "$3" ] || fail "$1: got '$2', wanted '$3'"
 }
+# The published LUBM(1) answers, by query file: answer q06.rq -> 7790.
+answer() { awk -v q="$1" '$1 == q { print $2; found = 1 } END { exit !found }' "$data/lubm1.answers.tsv" ||
+  fail "no answer for $1 in $data/lubm1.answers.tsv"; }
 
 # The exact form scripts use: only the count on stdout.
 out=$("$cli" query --data "$data/lubm1-inferred.nt.gz" "$data/queries/q06.rq" --count 2>/dev/null)
-expect "q06 --count" "$out" "7790"
+expect "q06 --count" "$out" "$(answer q06.rq)"
 
 # A store file, then every query from it: single core and data-parallel on processes.
 "$cli" load --data "$data/lubm1-inferred.nt.gz" --output "$tmp/lubm.store" --quiet || fail "load"
-counts=(4 0 6 34 719 7790 67 7790 208 4 224 15 1 5916)
 for i in $(seq 1 14); do
-  q=$(printf "%s/queries/q%02d.rq" "$data" "$i")
-  expect "q$i from the store" "$("$cli" query --data "$tmp/lubm.store" "$q" --count --quiet)" "${counts[$((i-1))]}"
+  q=$(printf "q%02d.rq" "$i")
+  expect "q$i from the store" "$("$cli" query --data "$tmp/lubm.store" "$data/queries/$q" --count --quiet)" "$(answer "$q")"
 done
 expect "q09 data-parallel, processes" \
-  "$("$cli" query --data "$tmp/lubm.store" "$data/queries/q09.rq" --count --quiet --cores 2 --model data --platform processes)" "208"
+  "$("$cli" query --data "$tmp/lubm.store" "$data/queries/q09.rq" --count --quiet --cores 2 --model data --platform processes)" "$(answer q09.rq)"
 # --explain shows the deal's balance: each core's rows (they add up) and time.
 "$cli" query --data "$tmp/lubm.store" "$data/queries/q09.rq" --count --cores 2 --platform processes --explain >/dev/null 2>"$tmp/err"
 expect "explain: a line per core" "$(grep -c '^  core [01]: [0-9]* rows in [0-9.]* ms$' "$tmp/err")" "2"
-expect "explain: the cores' rows add up" "$(awk '/^  core [01]: /{n += $3} END{print n}' "$tmp/err")" "208"
+expect "explain: the cores' rows add up" "$(awk '/^  core [01]: /{n += $3} END{print n}' "$tmp/err")" "$(answer q09.rq)"
 
 # Inference at load: raw data + the ontology answer as the inferred file does.
 "$cli" load --data "$data/lubm1-raw.nt.gz" --infer "$data/univ-bench.owl" --output "$tmp/raw.store" 2>"$tmp/err" || fail "load --infer"
 grep -q "inference: [0-9]* triples added" "$tmp/err" || fail "load --infer reports the triples added: $(cat "$tmp/err")"
-expect "q12 after inference" "$("$cli" query --data "$tmp/raw.store" "$data/queries/q12.rq" --count --quiet)" "15"
+expect "q12 after inference" "$("$cli" query --data "$tmp/raw.store" "$data/queries/q12.rq" --count --quiet)" "$(answer q12.rq)"
 
 # TSV and JSON output.
 "$cli" query --data "$tmp/lubm.store" "$data/queries/q01.rq" --quiet > "$tmp/q1.tsv"
 expect "TSV header" "$(head -1 "$tmp/q1.tsv")" "?X"
-expect "TSV rows" "$(wc -l < "$tmp/q1.tsv")" "5"
+expect "TSV rows" "$(wc -l < "$tmp/q1.tsv")" "$(($(answer q01.rq) + 1))"
 "$cli" query --data "$tmp/lubm.store" "$data/queries/q01.rq" --quiet --format json > "$tmp/q1.json"
-python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['head']['vars']==['X'] and len(d['results']['bindings'])==4 and d['results']['bindings'][0]['X']['type']=='uri'" "$tmp/q1.json" \
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['head']['vars']==['X'] and len(d['results']['bindings'])==int(sys.argv[2]) and d['results']['bindings'][0]['X']['type']=='uri'" "$tmp/q1.json" "$(answer q01.rq)" \
   || fail "JSON results"
 echo 'SELECT ?s WHERE { ?s ?p ?o } LIMIT 3' | "$cli" query --data "$tmp/lubm.store" - --count --quiet > "$tmp/stdin" || fail "query from stdin"
 expect "query from stdin" "$(cat "$tmp/stdin")" "3"
 
 # bench: JSON with every model.
 "$cli" bench --data "$tmp/lubm.store" "$data/queries/q01.rq" "$data/queries/q14.rq" --runs 2 --repeat 2 --json --quiet > "$tmp/bench.json" || fail "bench"
-python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['single']['queries'][1]['rows']==5916 and d['data']['queries'][1]['rows']==5916 and d['task']['queries']==4" "$tmp/bench.json" \
+python3 -c "import json,sys; n=int(sys.argv[2]); d=json.load(open(sys.argv[1])); assert d['single']['queries'][1]['rows']==n and d['data']['queries'][1]['rows']==n and d['task']['queries']==4" "$tmp/bench.json" "$(answer q14.rq)" \
   || fail "bench JSON: $(cat "$tmp/bench.json")"
 
 # Mistakes: a message naming the problem, exit status 1 (bad input) or 2 (bad usage), nothing on stdout.

@@ -19,6 +19,7 @@
 // modelled cycles do not depend on it (platform.hpp).
 //   (BENCH_SMOKE=1: fewer rounds, up to 8 cores)
 #include <benchmark/benchmark.h>
+#include <paired.hpp>
 
 #include <cstdint>
 #include <cstdlib>
@@ -134,4 +135,4 @@ const bool registered = [] {
 
 } // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) { return bench::run_main(argc, argv, nullptr, "bench_scc"); }
