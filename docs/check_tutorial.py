@@ -44,9 +44,9 @@ def fences(text):
 def excerpt_of(pieces, sources):
     """The source that holds every piece verbatim, in order, or None."""
     for path, text in sources.items():
-        at = 0
+        text, at = "\n" + text, 0
         for piece in pieces:
-            found = text.find(piece, at)
+            found = text.find("\n" + piece, at)  # whole lines only
             if found < 0:
                 break
             at = found + len(piece)
