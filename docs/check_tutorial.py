@@ -21,6 +21,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import time
 
 
 def fences(text):
@@ -145,6 +146,7 @@ def main():
         real = re.sub(r"^cmake(?=\s)", args.cmake, real)
         if needs_mpi:
             real = re.sub(r"^mpirun(?=\s)", args.mpirun, real)
+        started = time.monotonic()
         try:
             done = subprocess.run(["bash", "-c", real], cwd=args.source_dir, capture_output=True, text=True,
                                   timeout=240)
@@ -159,7 +161,7 @@ def main():
             failures.append(f"line {line}: `{command}` printed\n{done.stdout}--- where the tutorial shows\n"
                             + "\n".join(expected))
         else:
-            print(f"ok   (line {line}) {command}")
+            print(f"ok   (line {line}, {time.monotonic() - started:.1f} s) {command}")
             for a in actual:
                 print(f"       {a}")
 
