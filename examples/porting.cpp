@@ -1,4 +1,4 @@
-// "Porting a data structure" (README): a symbol table that was a
+// "Porting a data structure" (docs/reference.md): a symbol table that was a
 // std::unordered_map<std::string, ...> shared by threads under a mutex, as a
 // MESH shared object. The same code runs with cores as threads and as
 // processes with private memory; only the config changes.

@@ -4,8 +4,8 @@
 // place (core::send, runtime/message.hpp); these constants say what that
 // leaves for arguments, results and reduced values. They are computed from
 // the message types themselves, so they follow any change of layout;
-// tests/test_limits.cpp checks that each is exactly the boundary, and the
-// README's "Limits" table lists them.
+// tests/test_limits.cpp checks that each is exactly the boundary, and
+// docs/reference.md's "Limits" table lists them.
 //
 // Beyond them: std::string, std::vector and taco::view arguments are carried
 // in as many messages as they need (up to taco::max_carried_bytes), and
