@@ -15,6 +15,7 @@
 
 #include <modularity/cluster.hpp>
 #include <modularity/graph_reader.hpp>
+#include <tacomesh/cli/options.hpp>
 #if TACOMESH_WITH_MPI
 #include <tacomesh/mpi/platform.hpp>
 #endif
@@ -59,17 +60,16 @@ options:
   --help                         this text
 )";
 
-[[noreturn]] void usage_error(const std::string& why) {
-    std::fprintf(stderr, "tacomesh-cluster: %s\n(run tacomesh-cluster --help for the options)\n", why.c_str());
-    std::exit(2);
-}
+constexpr tacomesh::cli::program me{"tacomesh-cluster", "(run tacomesh-cluster --help for the options)"};
+
+[[noreturn]] void usage_error(const std::string& why) { tacomesh::cli::usage_error(me, why); }
 
 struct cli {
     modularity::cluster_options run;
+    tacomesh::cli::core_options where; ///< --cores, --platform (run.cores and run.platform follow it)
     std::string graph, output;
     std::optional<modularity::graph_format> format;
     bool json = false, quiet = false, members = false;
-    bool mpi = false, cores_given = false; ///< --platform mpi: cores are the ranks
 };
 
 std::uint64_t number(const std::string& flag, const std::string& v) {
@@ -88,8 +88,14 @@ std::uint64_t number(const std::string& flag, const std::string& v) {
 cli parse(int argc, char** argv) {
     cli c;
     c.run.algo = modularity::algorithm::multilevel;
-    c.run.cores = std::max(2u, std::thread::hardware_concurrency());
+    const tacomesh::cli::core_option_readers readers{
+        .cores = [](const std::string& flag, const std::string& v) {
+            return taco::core_id(std::min<std::uint64_t>(number(flag, v), 1u << 20)); // check() bounds it
+        },
+        .controller = [&c](const std::string& v) { c.run.controller = modularity::parse_controller(v); },
+    };
     for (int i = 1; i < argc; ++i) {
+        if (tacomesh::cli::read_core_option(me, readers, argc, argv, i, c.where)) continue;
         const std::string a = argv[i];
         auto value = [&]() -> std::string {
             if (i + 1 >= argc) usage_error(a + " needs a value");
@@ -100,15 +106,6 @@ cli parse(int argc, char** argv) {
                 std::fputs(usage_text, stdout);
                 std::exit(0);
             } else if (a == "--algorithm") c.run.algo = modularity::parse_algorithm(value());
-            else if (a == "--cores") {
-                c.run.cores = taco::core_id(std::min<std::uint64_t>(number(a, value()), 1u << 20));
-                c.cores_given = true;
-            } else if (a == "--platform") {
-                const std::string v = value();
-                c.mpi = v == "mpi";
-                if (!c.mpi) c.run.platform = modularity::parse_execution_mode(v);
-            }
-            else if (a == "--controller") c.run.controller = modularity::parse_controller(value());
             else if (a == "--maps") c.run.maps = modularity::parse_maps(value());
             else if (a == "--max-steps") c.run.max_steps = number(a, value());
             else if (a == "--seed") c.run.seed = number(a, value());
@@ -132,19 +129,9 @@ cli parse(int argc, char** argv) {
         }
     }
     if (c.graph.empty()) usage_error("no graph file given");
-    if (c.mpi) {
-#if TACOMESH_WITH_MPI
-        try {
-            c.run.cores = tacomesh::mpi::one_core_per_rank(c.cores_given ? std::optional(c.run.cores) : std::nullopt);
-        } catch (const std::invalid_argument& e) {
-            usage_error(e.what());
-        }
-        if (tacomesh::mpi::rank() != 0) c.quiet = true; // every rank reads the graph: rank 0 tells of it
-        c.run.platform = modularity::execution_mode::processes; // what check() weighs: a view per core
-#else
-        usage_error("--platform mpi: this tacomesh-cluster was built without MPI (install libopenmpi-dev and rebuild)");
-#endif
-    }
+    tacomesh::cli::start_platform(me, c.where, c.quiet);
+    c.run.cores = c.where.cores.value_or(taco::core_id(std::max(2u, std::thread::hardware_concurrency())));
+    c.run.platform = c.where.platform; // under MPI, processes: what check() weighs, a view per core
     try {
         modularity::check(c.run);
     } catch (const std::invalid_argument& e) {
@@ -208,7 +195,7 @@ private:
     std::chrono::steady_clock::time_point last_{};
 };
 
-const char* platform_name(const cli& c) { return c.mpi ? "mpi" : modularity::name(c.run.platform); }
+const char* platform_name(const cli& c) { return c.where.platform_name(); }
 
 /// On the platform the options name. On MPI every rank gets here with the
 /// graph it read; rank 0 runs the search (on its core 0) and returns, the
@@ -216,7 +203,7 @@ const char* platform_name(const cli& c) { return c.mpi ? "mpi" : modularity::nam
 modularity::cluster_result run([[maybe_unused]] const cli& c, const modularity::graph_data& g,
                                const modularity::cluster_options& o) {
 #if TACOMESH_WITH_MPI
-    if (c.mpi) {
+    if (c.where.mpi) {
         tacomesh::mpi::run_report report;
         modularity::cluster_result r = modularity::cluster_graph_on(tacomesh::mpi::config{.report = &report}, g, o);
         r.oversubscribed = report.oversubscribed;

@@ -15,7 +15,7 @@
 #include <rdf/query_engine.hpp>
 #include <rdf/results.hpp>
 
-#include <test_support.hpp>
+#include "test_support.hpp" // this directory's (rdf_test::), not tests/support's
 
 namespace {
 

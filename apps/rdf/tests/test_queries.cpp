@@ -18,7 +18,7 @@
 #include <rdf/sparql_parser.hpp>
 #include <rdf/store.hpp>
 
-#include <test_support.hpp>
+#include "test_support.hpp" // this directory's (rdf_test::), not tests/support's
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <rdf/store.hpp>
 #include <rdf/store_file.hpp>
 
-#include <test_support.hpp>
+#include "test_support.hpp" // this directory's (rdf_test::), not tests/support's
 
 namespace {
 

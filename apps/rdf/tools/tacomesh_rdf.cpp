@@ -19,6 +19,7 @@
 #include <rdf/query_engine.hpp>
 #include <rdf/results.hpp>
 #include <rdf/store_file.hpp>
+#include <tacomesh/cli/options.hpp>
 #if TACOMESH_WITH_MPI
 #include <tacomesh/mpi/platform.hpp>
 #endif
@@ -70,10 +71,9 @@ bench:
   --help               this text
 )";
 
-[[noreturn]] void usage_error(const std::string& why) {
-    std::fprintf(stderr, "tacomesh-rdf: %s\n(run tacomesh-rdf --help for the commands and options)\n", why.c_str());
-    std::exit(2);
-}
+constexpr tacomesh::cli::program me{"tacomesh-rdf", "(run tacomesh-rdf --help for the commands and options)"};
+
+[[noreturn]] void usage_error(const std::string& why) { tacomesh::cli::usage_error(me, why); }
 
 enum class model { single, task, data };
 
@@ -81,9 +81,7 @@ struct options {
     std::string command;
     std::vector<std::string> data, queries;
     std::optional<std::string> infer, output;
-    std::optional<taco::core_id> cores;
-    rdf::execution_mode platform = rdf::execution_mode::threads;
-    bool mpi = false; ///< --platform mpi: the cores are the ranks
+    tacomesh::cli::core_options where; ///< --cores, --platform
     std::optional<model> mdl;
     bool count = false, json = false, explain = false, quiet = false;
     std::string format = "tsv";
@@ -106,7 +104,16 @@ options parse(int argc, char** argv) {
     }
     if (o.command != "load" && o.command != "query" && o.command != "bench")
         usage_error("unknown command '" + o.command + "' (load, query, bench)");
+    const tacomesh::cli::core_option_readers readers{
+        .cores = [](const std::string& flag, const std::string& v) {
+            const auto n = number(flag, v);
+            if (n < 1 || n > 1024) usage_error("--cores " + std::to_string(n) + ": from 1 to 1024");
+            return taco::core_id(n);
+        },
+        .controller = {},
+    };
     for (int i = 2; i < argc; ++i) {
+        if (tacomesh::cli::read_core_option(me, readers, argc, argv, i, o.where)) continue;
         const std::string a = argv[i];
         auto value = [&]() -> std::string {
             if (i + 1 >= argc) usage_error(a + " needs a value");
@@ -119,15 +126,6 @@ options parse(int argc, char** argv) {
             } else if (a == "--data") o.data.push_back(value());
             else if (a == "--infer") o.infer = value();
             else if (a == "--output" || a == "-o") o.output = value();
-            else if (a == "--cores") {
-                const auto n = number(a, value());
-                if (n < 1 || n > 1024) usage_error("--cores " + std::to_string(n) + ": from 1 to 1024");
-                o.cores = taco::core_id(n);
-            } else if (a == "--platform") {
-                const std::string v = value();
-                o.mpi = v == "mpi";
-                if (!o.mpi) o.platform = rdf::parse_execution_mode(v);
-            }
             else if (a == "--model") {
                 const std::string m = value();
                 if (m == "single") o.mdl = model::single;
@@ -156,23 +154,11 @@ options parse(int argc, char** argv) {
     if (o.command == "bench" && o.queries.empty()) usage_error("bench needs at least one QUERY.rq");
     if (o.command == "query" && o.mdl == model::task)
         usage_error("--model task runs a pool of queries: use 'tacomesh-rdf bench --model task'");
-    if (o.mpi) {
-#if TACOMESH_WITH_MPI
-        try {
-            o.cores = tacomesh::mpi::one_core_per_rank(o.cores);
-        } catch (const std::invalid_argument& e) {
-            usage_error(e.what());
-        }
-        o.platform = rdf::execution_mode::processes; // a view of the store per core, as core processes
-        if (tacomesh::mpi::rank() != 0) o.quiet = true; // every rank loads the data: rank 0 tells of it
-#else
-        usage_error("--platform mpi: this tacomesh-rdf was built without MPI (install libopenmpi-dev and rebuild)");
-#endif
-    }
+    tacomesh::cli::start_platform(me, o.where, o.quiet);
     return o;
 }
 
-const char* platform_name(const options& o) { return o.mpi ? "mpi" : rdf::name(o.platform); }
+const char* platform_name(const options& o) { return o.where.platform_name(); }
 
 /// rdf::with_cluster on the platform the options name. On MPI every rank
 /// gets here with the store it loaded; rank 0 runs fn (on its core 0) and
@@ -180,9 +166,9 @@ const char* platform_name(const options& o) { return o.mpi ? "mpi" : rdf::name(o
 template <class F>
 void on_cluster(rdf::store& s, const options& o, taco::core_id cores, F&& fn) {
 #if TACOMESH_WITH_MPI
-    if (o.mpi) return rdf::with_cluster_on(tacomesh::mpi::config{}, s, std::forward<F>(fn));
+    if (o.where.mpi) return rdf::with_cluster_on(tacomesh::mpi::config{}, s, std::forward<F>(fn));
 #endif
-    rdf::with_cluster(s, {cores, o.platform}, std::forward<F>(fn));
+    rdf::with_cluster(s, {cores, o.where.platform}, std::forward<F>(fn));
 }
 
 std::string read_query(const std::string& path) {
@@ -234,7 +220,7 @@ loaded load_inputs(const options& o) {
     if (o.infer) {
         const rdf::load_report r = l.store.load_file(*o.infer);
         if (!o.quiet) std::fprintf(stderr, "%s: %llu ontology triples\n", o.infer->c_str(), (unsigned long long)r.statements);
-        const taco::core_id cores = o.cores.value_or(default_cores());
+        const taco::core_id cores = o.where.cores.value_or(default_cores());
         if (cores == 1) l.inference = rdf::infer(l.store);
         else
             on_cluster(l.store, o, cores, [&](rdf::rdf_cluster& c) { l.inference = c.infer(l.store); });
@@ -264,7 +250,7 @@ void explain(const rdf::query_answer& a, const std::string& text, const rdf::sto
 int run_query_command(const options& o) {
     const std::string text = read_query(o.queries[0]);
     loaded l = load_inputs(o);
-    const taco::core_id cores = o.cores.value_or(1);
+    const taco::core_id cores = o.where.cores.value_or(1);
     const model m = o.mdl.value_or(cores > 1 ? model::data : model::single);
     rdf::query_answer a;
     const bool tsv = !o.count && o.format != "json";
@@ -321,7 +307,7 @@ int run_bench_command(const options& o) {
     std::vector<std::string> texts;
     for (const auto& q : o.queries) texts.push_back(read_query(q));
     loaded l = load_inputs(o);
-    const taco::core_id cores = o.cores.value_or(default_cores());
+    const taco::core_id cores = o.where.cores.value_or(default_cores());
     const bool all = !o.mdl;
     std::string json = "{";
     char buf[512];

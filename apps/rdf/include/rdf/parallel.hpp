@@ -15,7 +15,7 @@
 // the query for a split over the cores (make_plan's `ways`: lookups that
 // divide with the rows beat hash builds every core would repeat), weighs
 // each METIS region by the rows its first-pattern matches lead to
-// (split_weights) and deals the regions out to the cores (partition.hpp);
+// (split_plan.hpp) and deals the regions out to the cores (partition.hpp);
 // the plan and the deal go on the job board (a shared object: the workers
 // neither parse nor plan again), the call goes to every worker
 // (taco::gather, the paper's broadcast + gather); each worker runs the
@@ -50,6 +50,7 @@
 #include <rdf/query_engine.hpp>
 #include <rdf/results.hpp>
 #include <rdf/shared_store.hpp>
+#include <rdf/split_plan.hpp>
 
 namespace rdf {
 
@@ -429,7 +430,7 @@ public:
         {
             const auto shared = mesh::read(store_);
             const store_view v = shared->view();
-            const auto deal = assign_parts(split_weights(v, p, shared->part_of, shared->parts), cores_);
+            const auto deal = assign_parts(split_weights(v, p, span_of(shared->part_of), shared->parts, regions_), cores_);
             text_there = tsv && !p.encoded.distinct && !p.encoded.limit;
             auto w = mesh::write(jobs_);
             w->post(p);
@@ -520,58 +521,7 @@ private:
             w->part_runs.assign(runs.begin(), runs.end());
             w->parts = parts;
         }
-        count_regions(mesh::read(store_)->view(), part_of, parts);
-    }
-
-    /// Per-region match counts of the first steps that large queries start
-    /// with, (?s rdf:type C) per class and (?s p ?o) per predicate: made
-    /// once with the partition (one pass over PSO), they spare the master a
-    /// pass over the first step's matches before every split. Classes and
-    /// predicates with few matches are left out: counting those in the
-    /// index costs next to nothing.
-    void count_regions(const store_view& v, const std::vector<std::uint16_t>& part_of, std::uint32_t parts) {
-        constexpr std::uint32_t worth_keeping = 256;
-        class_counts_.clear();
-        predicate_counts_.clear();
-        type_ = v.dict.find(std::string("<") + std::string(rdf_type) + ">");
-        const permutation_view& pso = v[order::pso];
-        for (term_id pred = 0; std::size_t(pred) + 1 < pso.offsets.size(); ++pred) {
-            const index_range r = pso.of(pred);
-            if (r.size() < worth_keeping) continue;
-            auto& by_subject = predicate_counts_[pred];
-            by_subject.assign(parts, 0);
-            for (std::uint32_t i = r.begin; i < r.end; ++i) ++by_subject[part_of[pso.second[i]]];
-            if (pred != type_) continue;
-            for (std::uint32_t i = r.begin; i < r.end; ++i) {
-                auto& by_class = class_counts_[pso.third[i]];
-                if (by_class.empty()) by_class.assign(parts, 0);
-                ++by_class[part_of[pso.second[i]]];
-            }
-        }
-        std::erase_if(class_counts_, [&](const auto& kv) {
-            return std::accumulate(kv.second.begin(), kv.second.end(), std::uint64_t(0)) < worth_keeping;
-        });
-    }
-
-    /// The first pattern's per-region counts made by count_regions, if it has them.
-    const std::vector<std::uint32_t>* counted(const encoded_pattern& p) const {
-        const slot &s = p.at[0], &pr = p.at[1], &o = p.at[2];
-        if (!s.is_var() || pr.is_var() || o.var == s.var) return nullptr; // split by its subject, under one predicate
-        const auto* table = &predicate_counts_;
-        term_id key = pr.id;
-        if (!o.is_var()) {
-            if (pr.id != type_) return nullptr;
-            table = &class_counts_;
-            key = o.id;
-        }
-        const auto it = table->find(key);
-        return it == table->end() ? nullptr : &it->second;
-    }
-
-    static double estimated_work(const prepared_query& p) {
-        double rows = 0;
-        for (const plan_step& st : p.chosen.steps) rows += st.estimate;
-        return rows;
+        regions_.count(mesh::read(store_)->view(), part_of, parts);
     }
 
     /// A query too small to split, on this core, as a split would give it.
@@ -590,58 +540,10 @@ private:
         tsv(text_);
     }
 
-    /// What the deal balances: per METIS region, the rows its first-step
-    /// matches lead to. When the first step is small (a few hundred rows:
-    /// LUBM's departments or universities), the master runs the plan's
-    /// prefix that does not grow it (Q8: the departments, then only
-    /// University0's) and weighs each surviving row by the matches its next
-    /// lookup will find (its students): a split of 15 departments is only
-    /// even if it counts what hangs off each. Otherwise the first matches
-    /// are counted per region: looked up (count_regions), or counted in the
-    /// index, no row copied.
-    std::vector<std::uint64_t> split_weights(const store_view& v, const prepared_query& p,
-                                             const shared_vector<std::uint16_t>& part_of, std::uint32_t parts) const {
-        constexpr double small_first_step = 256;
-        std::vector<std::uint64_t> weight(parts, 0);
-        const auto& steps = p.chosen.steps;
-        if (p.encoded.unsatisfiable || steps.empty()) return weight;
-        const encoded_pattern& first = p.encoded.patterns[steps.front().pattern];
-        const int key = detail::split_position(first);
-        // (A ground first pattern's one row has no column to weigh it by.)
-        if (first.at[key].is_var() && steps.front().estimate <= small_first_step) {
-            std::size_t prefix = 1;
-            while (prefix < steps.size() && steps[prefix].estimate <= steps.front().estimate) ++prefix;
-            plan head;
-            head.steps.assign(steps.begin(), steps.begin() + std::ptrdiff_t(prefix));
-            const table t = execute(v, p.encoded, head); // column 0: the first pattern's split variable
-            const plan_step* next = prefix < steps.size() && steps[prefix].kind == join_kind::bind ? &steps[prefix] : nullptr;
-            for (std::size_t r = 0; r < t.rows(); ++r)
-                weight[part_of[t.cells[r * t.width()]]] += next ? lookup_size(v, t, r, p.encoded.patterns[next->pattern], next->index) : 1;
-            return weight;
-        }
-        if (const auto* counts = counted(first)) {
-            std::copy(counts->begin(), counts->end(), weight.begin());
-            return weight;
-        }
-        std::array<term_id, 3> c;
-        const unsigned bits = detail::constant_bits(detail::roles(first, table{}), c);
-        detail::for_each_match(v, steps.front().index, c, bits, [&](const std::array<term_id, 3>& t) { ++weight[part_of[t[key]]]; });
-        return weight;
-    }
-
-    /// The matches a bind join's lookup finds for row r (one index range).
-    static std::uint64_t lookup_size(const store_view& v, const table& t, std::size_t r, const encoded_pattern& p, order o) {
-        const detail::pattern_roles roles = detail::roles(p, t);
-        std::array<term_id, 3> base;
-        const unsigned bits = detail::lookup_bits(roles, base);
-        return detail::prefix_range(v, o, detail::lookup_key(roles, base, t.row(r)), detail::bound_count(bits)).size();
-    }
-
     std::uint32_t cores_;
     double min_split_rows_ = 3000;
     std::string text_; ///< rows the master decodes
-    term_id type_ = no_term;
-    std::unordered_map<term_id, std::vector<std::uint32_t>> class_counts_, predicate_counts_;
+    region_counts regions_; ///< made with the partition
     mesh::sharing_ptr<shared_store> store_;
     mesh::sharing_ptr<job_board> jobs_;
     std::vector<taco::global_ptr<rdf_worker>> workers_;
