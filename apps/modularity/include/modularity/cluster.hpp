@@ -73,25 +73,37 @@ inline void check(const cluster_options& o) {
             "(coherent memory) or a controller (broadcast, overlapped, timestamp)");
 }
 
+namespace detail {
+
+/// One variant's search on core 0 of running cores.
+template <map_memory G, map_memory M, class C>
+cluster_result cluster_variant(const graph_data& g, const cluster_options& o) {
+    if (o.algo == algorithm::greedy) {
+        greedy_params p{.max_steps = o.max_steps, .progress = o.progress, .ticks = o.ticks};
+        greedy_result r = greedy_search<G, M, C>(g, p);
+        return {r.modularity, r.clusters, r.steps, r.converged, r.seconds, r.ticks, std::move(r.assignment)};
+    }
+    ensemble_params p{.seed = o.seed, .effort = o.effort, .progress = o.progress};
+    ensemble_result r = ensemble_search<G, M, C>(g, p);
+    return {r.modularity, r.clusters, r.rounds, true, r.seconds, 0, std::move(r.assignment)};
+}
+
+/// The variant o.controller and o.maps name, on core 0 of running cores.
+/// Compiled once, in src/modularity (a file per controller): it instantiates
+/// both searches for every map variant and controller, and none of that
+/// depends on the platform (the cores reach it through TACO's runtime), so
+/// each program that clusters compiles only its platforms' taco::run.
+cluster_result cluster_on_cores(const graph_data& g, const cluster_options& o);
+
+} // namespace detail
+
 /// As cluster_graph, on the platform `cfg` names, with its cores
 /// (o.cores and o.platform are not read): the same algorithms and variants
-/// on any platform, e.g. the emulated SCC (platforms/scc/bench).
+/// on any platform, e.g. the emulated SCC (apps/bench/bench_scc_apps.cpp).
 template <class Config>
 cluster_result cluster_graph_on(const Config& cfg, const graph_data& g, const cluster_options& o) {
     cluster_result out;
-    taco::run(cfg, [&] {
-        with_variant(o.controller, o.maps, [&]<map_memory G, map_memory M, class C>() {
-            if (o.algo == algorithm::greedy) {
-                greedy_params p{.max_steps = o.max_steps, .progress = o.progress, .ticks = o.ticks};
-                greedy_result r = greedy_search<G, M, C>(g, p);
-                out = {r.modularity, r.clusters, r.steps, r.converged, r.seconds, r.ticks, std::move(r.assignment)};
-            } else {
-                ensemble_params p{.seed = o.seed, .effort = o.effort, .progress = o.progress};
-                ensemble_result r = ensemble_search<G, M, C>(g, p);
-                out = {r.modularity, r.clusters, r.rounds, true, r.seconds, 0, std::move(r.assignment)};
-            }
-        });
-    });
+    taco::run(cfg, [&] { out = detail::cluster_on_cores(g, o); });
     compact(out.assignment); // ids 0..k-1 in the order of each cluster's first vertex
     return out;
 }
