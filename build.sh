@@ -9,8 +9,8 @@
 #   ./build.sh framework-demo [args]  the framework's tour (invocations, futures, controllers; 4 cores)
 #   ./build.sh test               build and run the tests (ctest; not the benchmark smoke or the slow ones)
 #   ./build.sh slow               the tests labelled slow (minutes each: hosts in network namespaces), capped
-#   ./build.sh asan               the tests under ASan+UBSan, built with clang (the second compiler: its
-#                                 header-alone and negative-compile tests run there too)
+#   ./build.sh asan               the tests under ASan+UBSan, built with clang (the second compiler: the
+#                                 negative-compile tests run there too)
 #   ./build.sh tsan               the tests under ThreadSanitizer (g++)
 #   ./build.sh clang              the whole tree and its tests built with clang, unsanitized
 #   ./build.sh bench-smoke        build the benchmarks and run each briefly (ctest -L bench-smoke)
@@ -40,16 +40,25 @@ configure() { # dir, extra cmake args...
   local dir=$1; shift
   cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
 }
+# The test tree (build/) is RelWithDebInfo, so the framework's debug checks
+# are on in the apps and benchmarks too, but without the debug info: -g is
+# 40% of this template-heavy code's compile time, and a test's failure is
+# read from its report. To debug, configure a tree of your own.
+plain_flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG")
 # The sanitizer trees keep line tables only (-g1 / -gline-tables-only): their
-# reports need file and line, not variables, and full debug info of this
-# template-heavy code is a good part of the compile time.
+# reports need file and line, not variables. -O1, as the sanitizers' own docs
+# advise: TSan's build at -O2 took half as long again.
 sanitizer_flags() { # compiler
-  case $1 in clang++) echo "-O2 -gline-tables-only -DNDEBUG" ;; *) echo "-O2 -g1 -DNDEBUG" ;; esac
+  case $1 in clang++) echo "-O1 -gline-tables-only -DNDEBUG" ;; *) echo "-O1 -g1 -DNDEBUG" ;; esac
 }
 # What the sanitizer runs leave out: the benchmark smoke and the slow tests
-# (the plain build runs them), and in the TSan run what runs no code
-# (negative-compile and header-alone tests: the plain build and the ASan
-# tree, which is clang's, compile them with both compilers).
+# (the plain build runs them), and what runs no code: the TSan run leaves
+# out the negative-compile and header-alone tests (label compile), the ASan
+# run, which is clang's, the header-alone ones (label header): the plain
+# run checks every header alone with g++ (both compilers read the same
+# standard library, so a missing include shows in either), and clang
+# compiles each header inside the tests it builds, while the negative-compile
+# tests run with both compilers, whose diagnostics they match.
 # The TACO suites again on the emulated SCC ("on scc:") and on MPI ranks
 # ("mpi:") are not even built there (their CMakeLists return under
 # TACOMESH_SANITIZE): the suites ran under the sanitizer on POSIX, 16-48
@@ -68,7 +77,7 @@ cmd=${1:-test}; [ $# -gt 0 ] && shift
 case "$cmd" in
   demo)
     need_packages "${base_packages[@]}"
-    configure build
+    configure build "${plain_flags[@]}"
     ninja -C build -j "$jobs" tacomesh-cluster tacomesh-rdf
     graph=apps/modularity/data/WorldImport1999.el
     echo "== tacomesh-cluster $graph  (multilevel search, 2 cores)"
@@ -91,16 +100,16 @@ case "$cmd" in
     ./build/apps/rdf/tacomesh-rdf bench --data "$lubm/lubm1-inferred.nt.gz" --cores 2 "$lubm"/queries/q*.rq ;;
   framework-demo)
     need_packages "${base_packages[@]}"
-    configure build
+    configure build "${plain_flags[@]}"
     ninja -C build -j "$jobs" tacomesh_demo
     ./build/apps/demo/tacomesh_demo "$@" ;;
   test)
     need_packages "${base_packages[@]}"
-    configure build
+    configure build "${plain_flags[@]}"
     run_tests build -LE "$not_in_plain_runs" ;;
   slow)
     need_packages "${base_packages[@]}"
-    configure build
+    configure build "${plain_flags[@]}"
     # One cap for the whole step, so a slow test that grows cannot take CI's budget.
     ninja -C build -j "$jobs"
     (cd build && timeout --foreground 1200 ctest --output-on-failure -L slow --timeout 600) ;;
@@ -110,7 +119,7 @@ case "$cmd" in
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(sanitizer_flags clang++)"
     # Sizes shrink (sanitizers are 5-20x slower).
     TACOMESH_TEST_SCALE=0.1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      run_tests build-asan -LE "$not_in_plain_runs" ;;
+      run_tests build-asan -LE "$not_in_plain_runs|header" ;;
   tsan)
     need_packages "${base_packages[@]}"
     configure build-tsan -DTACOMESH_SANITIZE=thread -DTACOMESH_BUILD_BENCH=OFF \
@@ -128,7 +137,7 @@ case "$cmd" in
     # The tests' tree (RelWithDebInfo, tests and benchmarks on): one build for
     # both. Each benchmark's smoke test is labelled bench-smoke; a skipped one
     # (no valgrind, mpirun, igraph, PyPI...) says what it lacked: listed after.
-    configure build
+    configure build "${plain_flags[@]}"
     ninja -C build -j "$jobs"
     (cd build && rc=0 && { ctest -L bench-smoke --output-on-failure -j "$jobs" || rc=$?; } &&
       awk '/^[0-9]+\/[0-9]+ Test: /{ sub(/^[0-9]+\/[0-9]+ Test: /, ""); t = $0 }

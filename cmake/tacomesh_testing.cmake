@@ -29,7 +29,7 @@ function(tacomesh_header_alone_tests prefix base)
     add_test(NAME header.${prefix}${header}
       COMMAND ${CMAKE_CXX_COMPILER} -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Werror ${flags}
               -include ${header} -x c++ /dev/null)
-    set_tests_properties(header.${prefix}${header} PROPERTIES LABELS compile)
+    set_tests_properties(header.${prefix}${header} PROPERTIES LABELS "compile;header")
   endforeach()
 endfunction()
 
