@@ -34,8 +34,11 @@ function(tacomesh_header_alone_tests prefix base)
 endfunction()
 
 # The platform-independent suites (tests/): they name no platform, only
-# test::on_cores and test::mesh_cores (tests/support/test_support.hpp), so
-# each platform builds them once more with its own choice of cores.
+# test::run with test::on_cores and test::mesh_cores
+# (tests/support/test_support.hpp), so they are compiled once, as object
+# libraries (tests/support/CMakeLists.txt), and each platform links them into
+# a program of its own with its platform file, which says where test::run
+# runs (tests/suites_on_posix.cpp, platforms/<p>/tests/suites_on_<p>.cpp).
 set(TACOMESH_TACO_SUITES
   ${PROJECT_SOURCE_DIR}/tests/test_invocation.cpp ${PROJECT_SOURCE_DIR}/tests/test_collective.cpp
   ${PROJECT_SOURCE_DIR}/tests/test_api.cpp ${PROJECT_SOURCE_DIR}/tests/test_tasks.cpp)
@@ -43,18 +46,26 @@ set(TACOMESH_MESH_SUITES
   ${PROJECT_SOURCE_DIR}/tests/test_mesh.cpp ${PROJECT_SOURCE_DIR}/tests/test_mesh_containers.cpp
   ${PROJECT_SOURCE_DIR}/tests/test_mesh_structures.cpp)
 
-# A Catch2 test program: its sources, the shared main and test helpers, the
-# debug checks on (their tests must see them in optimised builds too).
+# What every test TU is compiled with: the shared helpers, the warnings (and
+# the sanitizer's flags), the debug checks on (their tests must see them in
+# optimised builds too).
+function(tacomesh_test_settings target)
+  target_link_libraries(${target} PRIVATE tacomesh::test_support tacomesh_warnings)
+  target_compile_definitions(${target} PRIVATE TACO_DEBUG_CHECKS=1)
+endfunction()
+
+# A Catch2 test program: its sources, the shared main, the suites it runs
+# (their platform file among its SOURCES).
 #   tacomesh_test_program(<target> SOURCES... [SUITES TACO|MESH...] [LINK lib...] [DEFINE def...])
 function(tacomesh_test_program target)
   cmake_parse_arguments(arg "" "" "SOURCES;SUITES;LINK;DEFINE" ${ARGN})
-  set(sources ${arg_SOURCES})
-  foreach(suite IN LISTS arg_SUITES)
-    list(APPEND sources ${TACOMESH_${suite}_SUITES})
-  endforeach()
-  add_executable(${target} ${sources})
-  target_link_libraries(${target} PRIVATE tacomesh::test_main tacomesh::test_support ${arg_LINK} tacomesh_warnings)
-  target_compile_definitions(${target} PRIVATE TACO_DEBUG_CHECKS=1 ${arg_DEFINE})
+  add_executable(${target} ${arg_SOURCES})
+  tacomesh_test_settings(${target})
+  string(TOLOWER "${arg_SUITES}" suites)
+  list(TRANSFORM suites PREPEND tacomesh_)
+  list(TRANSFORM suites APPEND _suites)
+  target_link_libraries(${target} PRIVATE tacomesh::test_main ${suites} ${arg_LINK})
+  target_compile_definitions(${target} PRIVATE ${arg_DEFINE})
 endfunction()
 
 # mpirun for tests on this machine: more ranks than CPUs (--oversubscribe),

@@ -246,7 +246,7 @@ void run_group_row(table& t, const std::string& row, taco::group<Member> g, Call
 // the target core sets, which needs cores in one process (left out on MPI).
 TEST_CASE("every cell of the invocation table compiles and runs", "[api][globals]") {
     table t;
-    taco::run(test::on_cores(4), [&] {
+    test::run(test::on_cores(4), [&] {
         auto obj = taco::new_on<probe>(1).get();
         auto col = taco::new_on<collector>(2).get();
         long x = 0;
@@ -306,7 +306,7 @@ rounds_seen arrive_rounds(taco::barrier_ref b, int rounds, long parties, taco::g
 } // namespace
 
 TEST_CASE("new_on returns a future, when_all waits for several futures", "[api]") {
-    taco::run(test::on_cores(3), [] {
+    test::run(test::on_cores(3), [] {
         auto pending = taco::new_on<slow_counter>(1);
         auto other = taco::new_on<slow_counter>(2);
         auto [a, b] = taco::when_all(pending, other).get();
@@ -342,7 +342,7 @@ TEST_CASE("new_on returns a future, when_all waits for several futures", "[api]"
 TEST_CASE("a barrier releases all parties together, phase after phase", "[api]") {
     constexpr int parties = 4, rounds = 20;
     std::vector<long> sums;
-    taco::run(test::on_cores(parties), [&] {
+    test::run(test::on_cores(parties), [&] {
         auto log = taco::new_on<slow_counter>(0).get();
         taco::barrier b(parties);
         std::vector<taco::future<rounds_seen>> f(parties - 1);
@@ -367,7 +367,7 @@ TEST_CASE("a barrier releases all parties together, phase after phase", "[api]")
 }
 
 TEST_CASE("all_cores: a function on every core, a reduction over all cores", "[api]") {
-    taco::run(test::on_cores(6), [] {
+    test::run(test::on_cores(6), [] {
         const auto g = taco::all_cores();
         CHECK(g.size == 6);
         const long sum = taco::reduce(g, taco::m2f(+[] { return long(taco::this_core()); }), std::plus<long>{}).get();
@@ -385,7 +385,7 @@ struct sleeper {
 } // namespace
 
 TEST_CASE("a timeout on a group gives up on the members, and their late completion is dropped", "[api]") {
-    taco::run(test::on_cores(3), [] {
+    test::run(test::on_cores(3), [] {
         std::vector<taco::global_ptr<sleeper>> members{taco::new_on<sleeper>(1).get(), taco::new_on<sleeper>(2).get()};
         const auto g = taco::make_group(members);
         const auto late_before = taco::stats().late_results;

@@ -66,7 +66,7 @@ struct rank_sink {
 
 TEST_CASE("collectives: every topology, group sizes 1..64, members spread over 16 cores on 2 CPUs", "[collective]") {
     long failures = 0, checks = 0;
-    taco::run(test::on_cores(16), [&] {
+    test::run(test::on_cores(16), [&] {
         for (std::uint32_t n = 1; n <= 64; ++n) {
             auto members = make_members(n);
             for (std::size_t s = 0; s < std::size(all_shapes); ++s) {
@@ -106,9 +106,9 @@ TEST_CASE("collectives: every topology, group sizes 1..64, members spread over 1
 }
 
 TEST_CASE("collectives: one member per core on 64 cores (48 on the SCC), oversubscribed, every topology", "[collective]") {
-    constexpr taco::core_id n = TACOMESH_TEST_ON_SCC ? 48 : 64;
+    const taco::core_id n = test::suite_platform() == test::platform::scc ? 48 : 64;
     std::vector<long> sums;
-    taco::run(test::on_cores(n), [&] {
+    test::run(test::on_cores(n), [&] {
         std::vector<taco::global_ptr<member>> members;
         for (taco::core_id c = 0; c < n; ++c) {
             members.push_back(taco::new_on<member>(c).get());
@@ -129,7 +129,7 @@ TEST_CASE("collectives: one member per core on 64 cores (48 on the SCC), oversub
 TEST_CASE("collectives: many concurrent reductions on one group do not mix", "[collective]") {
     constexpr int k = 200;
     long wrong = 0;
-    taco::run(test::on_cores(6), [&] {
+    test::run(test::on_cores(6), [&] {
         auto members = make_members(24);
         auto g = taco::make_group(members, taco::topology::kary(3));
         std::vector<taco::future<long>> results(k);
@@ -161,7 +161,7 @@ struct letter {
 
 TEST_CASE("collectives: a non-commutative combiner sees the values in rank order, for every topology", "[collective]") {
     long wrong = 0, tried = 0;
-    taco::run(test::on_cores(5), [&] {
+    test::run(test::on_cores(5), [&] {
         for (std::uint32_t n : {1u, 2u, 7u, 16u, 33u}) {
             std::vector<taco::global_ptr<letter>> members;
             sequence expected{0, 1};
@@ -198,7 +198,7 @@ struct nester {
 
 TEST_CASE("collectives: at_each started from inside another collective", "[collective]") {
     long total = 0;
-    taco::run(test::on_cores(4), [&] {
+    test::run(test::on_cores(4), [&] {
         std::vector<taco::global_ptr<nester>> members;
         for (taco::core_id c = 0; c < 8; ++c) members.push_back(taco::new_on<nester>(c % 4).get());
         auto g = taco::make_group(members, taco::topology::binomial());
@@ -220,7 +220,7 @@ TEST_CASE("collectives: at_each started from inside another collective", "[colle
 TEST_CASE("collectives: a member's exception reaches the reduction's future and at_each's completion", "[collective]") {
     std::string reduce_error, at_each_error;
     long after = 0;
-    taco::run(test::on_cores(3), [&] {
+    test::run(test::on_cores(3), [&] {
         auto members = make_members(9);
         auto g = taco::make_group(members, taco::topology::kary(2));
         taco::future<long> f;
@@ -249,7 +249,7 @@ TEST_CASE("collectives: a member's exception reaches the reduction's future and 
 }
 
 TEST_CASE("collectives: bad groups and arguments give clear errors", "[collective]") {
-    taco::run(test::on_cores(2), [&] {
+    test::run(test::on_cores(2), [&] {
         std::vector<taco::global_ptr<member>> none;
         REQUIRE_THROWS_WITH(taco::make_group(none), Catch::Contains("at least one member"));
         auto a = taco::new_on<member>(1).get();
@@ -293,7 +293,7 @@ struct partition {
 
 TEST_CASE("collectives: a custom struct combiner (best move) picks the right member", "[collective]") {
     best_move best{};
-    taco::run(test::on_cores(4), [&] {
+    test::run(test::on_cores(4), [&] {
         std::vector<taco::global_ptr<partition>> members;
         for (std::uint32_t r = 0; r < 20; ++r) {
             members.push_back(taco::new_on<partition>(r % 4).get());

@@ -44,7 +44,7 @@ TEST_CASE("async is fire-and-forget and in order, call returns a future, sync wa
     long balance = 0, via_future = 0;
     int calls = 0;
     bool ready_before = true;
-    taco::run(cores(2), [&] {
+    test::run(cores(2), [&] {
         auto acc = taco::new_on<account>(1).get();
         for (int i = 1; i <= 100; ++i) taco::async(acc, &account::deposit, long(i));
         auto f = taco::call(acc, &account::get);
@@ -64,7 +64,7 @@ TEST_CASE("continuations: to a future, to a method on a third core, void results
     long value = 0, cont_value = 0;
     taco::core_id cont_core = taco::no_core;
     int void_hits = 0;
-    taco::run(cores(3), [&] {
+    test::run(cores(3), [&] {
         auto acc = taco::new_on<account>(1).get();
         auto col = taco::new_on<collector>(2).get();
         taco::async(acc, &account::deposit, 7L);
@@ -94,7 +94,7 @@ TEST_CASE("an exception in a remote method rethrows from future::get as remote_e
     taco::core_id origin = taco::no_core;
     bool failed = false;
     long after = -1;
-    taco::run(cores(2), [&] {
+    test::run(cores(2), [&] {
         auto acc = taco::new_on<account>(1).get();
         taco::async(acc, &account::deposit, 10L);
         auto f = taco::call(acc, &account::withdraw, 50L);
@@ -125,7 +125,7 @@ TEST_CASE("an exception in a remote method rethrows from future::get as remote_e
 
 TEST_CASE("long exception texts are truncated, not overflowed", "[invocation][errors]") {
     std::string text;
-    taco::run(cores(2), [&] {
+    test::run(cores(2), [&] {
         try {
             taco::sync(1, +[] { throw std::runtime_error(std::string(500, 'x')); });
         } catch (const taco::remote_error& e) {
@@ -143,7 +143,7 @@ std::atomic<taco::core_id> g_uncaught_core{taco::no_core};
 TEST_CASE("an exception in a fire-and-forget invocation reaches the uncaught-error handler", "[invocation][errors]") {
     int uncaught = -1;
     taco::core_id origin = taco::no_core;
-    taco::run(cores(2), [&] {
+    test::run(cores(2), [&] {
         // Installed, and read back, on core 1: its process is the one that
         // reports (on MPI another rank's, on POSIX threads the same one).
         taco::sync(1, +[] {
@@ -181,7 +181,7 @@ TEST_CASE("the default uncaught-error handler reports and aborts: nothing vanish
 
 TEST_CASE("nested and mutual sync calls do not deadlock", "[invocation]") {
     long nested = 0, mutual1 = 0, mutual2 = 0;
-    taco::run(cores(3), [&] {
+    test::run(cores(3), [&] {
         account home;
         home.balance = 100;
         auto me = taco::to_global(&home);
@@ -209,7 +209,7 @@ TEST_CASE("nested and mutual sync calls do not deadlock", "[invocation]") {
 
 TEST_CASE("invocations on the own core go through the channel and keep async semantics", "[invocation]") {
     int order_ok = 0;
-    taco::run(cores(1), [&] {
+    test::run(cores(1), [&] {
         account a;
         auto gp = taco::to_global(&a);
         taco::async(gp, &account::deposit, 5L);
@@ -222,7 +222,7 @@ TEST_CASE("invocations on the own core go through the channel and keep async sem
 TEST_CASE("a future destroyed before its result waits for it instead of being written after free",
           "[invocation]") {
     std::uint64_t received_during_destruction = 0;
-    taco::run(cores(2), [&] {
+    test::run(cores(2), [&] {
         auto* f = new taco::future<long>;
         taco::async(1, taco::m2f(+[] { return test::spin_for(2'000'000), 7L; }), *f);
         const auto before = taco::stats().received;
@@ -235,7 +235,7 @@ TEST_CASE("a future destroyed before its result waits for it instead of being wr
 TEST_CASE("function invocations on cores with arguments and results", "[invocation]") {
     long sum = 0;
     taco::core_id where = taco::no_core;
-    taco::run(cores(3), [&] {
+    test::run(cores(3), [&] {
         sum = taco::sync(2, +[](long a, int b) { return a + b; }, 40L, 2);
         where = taco::sync(2, +[] { return taco::this_core(); });
     });
@@ -246,7 +246,7 @@ TEST_CASE("function invocations on cores with arguments and results", "[invocati
 TEST_CASE("every core of an oversubscribed run serves invocations", "[invocation]") {
     constexpr taco::core_id n = 32;
     long total = 0;
-    taco::run(cores(n), [&] {
+    test::run(cores(n), [&] {
         for (taco::core_id c = 0; c < n; ++c) total += taco::sync(c, +[] { return long(taco::this_core()); });
     });
     REQUIRE(total == long(n) * (n - 1) / 2);
@@ -267,7 +267,7 @@ struct placed {
 TEST_CASE("new_on constructs on the target core with arguments, delete_on destroys there", "[invocation]") {
     taco::core_id built = taco::no_core, destroyed_on = taco::no_core;
     long value = 0;
-    taco::run(cores(3), [&] {
+    test::run(cores(3), [&] {
         auto p = taco::new_on<placed>(2, 6L, 7).get();
         built = taco::sync(p, &placed::where);
         value = taco::sync(p, &placed::get);

@@ -38,7 +38,7 @@ mesh::event_counts events_here() { return mesh::events(); }
 template <class C>
 std::pair<long, long> before_after(execution_mode m) {
     std::pair<long, long> r;
-    taco::run(cores(3, m), [&] {
+    test::run(cores(3, m), [&] {
         auto p = mesh::make_shared_object<cell, C>();
         r.first = taco::sync(1, &read_cell, p); // core 1's view now holds the object
         taco::sync(2, &write_cell, p, 42L);
@@ -51,13 +51,12 @@ std::pair<long, long> before_after(execution_mode m) {
 
 } // namespace
 
-#if !TACOMESH_TEST_ON_SCC // a stale read must happen (test::private_views)
-TEST_CASE("noop on emulated cached memory: a reader really sees the stale value", "[mesh][processes]") {
+// [private-views] (not on the emulated SCC): a stale read must happen
+TEST_CASE("noop on emulated cached memory: a reader really sees the stale value", "[mesh][processes][private-views]") {
     const auto [before, after] = before_after<ctl::noop>(execution_mode::processes);
     CHECK(before == 1);
     CHECK(after == 1); // core 2's write never reached core 1: the emulation is real
 }
-#endif
 
 TEMPLATE_TEST_CASE("controllers: a reader acquiring after a remote write sees the new value", "[mesh][processes]",
                    ctl::broadcast, ctl::overlapped_broadcast, ctl::timestamp) {
@@ -66,14 +65,13 @@ TEMPLATE_TEST_CASE("controllers: a reader acquiring after a remote write sees th
     CHECK(after == 42);
 }
 
-#if !TACOMESH_TEST_ON_MPI // ranks share no memory: there is no coherent mode
-TEMPLATE_TEST_CASE("threads mode (coherent): every controller sees the new value", "[mesh]", ctl::noop, ctl::broadcast,
+// [one-memory] (not across MPI ranks): ranks share no memory: there is no coherent mode
+TEMPLATE_TEST_CASE("threads mode (coherent): every controller sees the new value", "[mesh][one-memory]", ctl::noop, ctl::broadcast,
                    ctl::overlapped_broadcast, ctl::timestamp) {
     const auto [before, after] = before_after<TestType>(execution_mode::threads);
     CHECK(before == 1);
     CHECK(after == 42);
 }
-#endif
 
 // ---- message-passing litmus: data object, then flag object -----------------
 
@@ -115,7 +113,7 @@ template <class C>
 litmus_result litmus(execution_mode m, taco::core_id n) {
     litmus_result total;
     const long rounds = test::scaled(3000);
-    taco::run(cores(n, m), [&] {
+    test::run(cores(n, m), [&] {
         auto data = mesh::make_shared_object<cell, C>(0L);
         auto flag = mesh::make_shared_object<cell, C>(0L);
         std::vector<taco::future<litmus_result>> readers(n - 2);
@@ -179,18 +177,17 @@ struct forgetful_timestamp {
 static_assert(mesh::consistency_controller<forgetful_timestamp>);
 } // namespace
 
-#if !TACOMESH_TEST_ON_SCC // a stale read must happen (test::private_views)
-TEST_CASE("the litmus test counts weak outcomes of a controller that skips refreshes", "[mesh][processes][litmus]") {
+// [private-views] (not on the emulated SCC): a stale read must happen
+TEST_CASE("the litmus test counts weak outcomes of a controller that skips refreshes", "[mesh][processes][litmus][private-views]") {
     long weak = 0;
     for (int attempt = 0; attempt < 5 && weak == 0; ++attempt) // a quick writer may leave the reader few chances
         weak += litmus<forgetful_timestamp>(execution_mode::processes, 3).weak;
     CHECK(weak > 0);
 }
-#endif
 
 // ---- invariant objects under concurrent write/release cycles ----------------
 
-#if !TACOMESH_TEST_ON_SCC // reads of a private view while the writer copies (test::private_views)
+// [private-views] (not on the emulated SCC): reads of a private view while the writer copies
 namespace {
 
 /// Every element equal: a torn copy (half old, half new) breaks it.
@@ -227,11 +224,11 @@ litmus_result keep_reading(mesh::sharing_ptr<invariant> p, long rounds) {
 
 } // namespace
 
-TEMPLATE_TEST_CASE("invariant objects read during write/release cycles: never torn", "[mesh][processes]",
+TEMPLATE_TEST_CASE("invariant objects read during write/release cycles: never torn", "[mesh][processes][private-views]",
                    ctl::broadcast, ctl::overlapped_broadcast, ctl::timestamp) {
     const long rounds = test::scaled(2000);
     litmus_result total;
-    taco::run(cores(4, execution_mode::processes), [&] {
+    test::run(cores(4, execution_mode::processes), [&] {
         auto p = mesh::make_shared_object<invariant, TestType>();
         taco::future<litmus_result> a, b;
         taco::async(2, taco::m2f(&keep_reading, p, rounds), a);
@@ -245,7 +242,6 @@ TEMPLATE_TEST_CASE("invariant objects read during write/release cycles: never to
     CHECK(total.reads >= 2);
     CHECK(total.weak == 0);
 }
-#endif
 
 // ---- event counts ---------------------------------------------------------
 
@@ -264,7 +260,7 @@ void look_through_writer(mesh::sharing_ptr<cell> p) {
 
 TEST_CASE("Timestamp: no invalidation while the generation is unchanged", "[mesh][events]") {
     for (auto m : {execution_mode::processes, execution_mode::threads}) {
-        taco::run(cores(3, m), [] {
+        test::run(cores(3, m), [] {
             auto p = mesh::make_shared_object<cell, ctl::timestamp>(5L);
             const auto before = taco::sync(1, &events_here);
             CHECK(taco::sync(1, &read_n_times, p, 100L) == 500);
@@ -279,7 +275,7 @@ TEST_CASE("Timestamp: no invalidation while the generation is unchanged", "[mesh
 
 TEMPLATE_TEST_CASE("a writer proxy that only looked writes nothing back and broadcasts nothing", "[mesh][events]",
                    ctl::broadcast, ctl::timestamp, ctl::noop) {
-    taco::run(cores(3, execution_mode::processes), [] {
+    test::run(cores(3, execution_mode::processes), [] {
         auto p = mesh::make_shared_object<cell, TestType>(5L);
         const auto before = taco::sync(1, &events_here);
         const auto other = taco::sync(2, &events_here);
@@ -297,7 +293,7 @@ TEMPLATE_TEST_CASE("a writer proxy that only looked writes nothing back and broa
 
 TEST_CASE("Overlapped Broadcast notifies other cores at write-acquire, Broadcast only at release", "[mesh][events]") {
     auto notifications_on_1 = [] { return taco::sync(1, &events_here).notifications; };
-    taco::run(cores(3, execution_mode::processes), [&] {
+    test::run(cores(3, execution_mode::processes), [&] {
         auto ov = mesh::make_shared_object<cell, ctl::overlapped_broadcast>(1L);
         auto bc = mesh::make_shared_object<cell, ctl::broadcast>(1L);
         {
@@ -359,7 +355,7 @@ void vector_add(mesh::sharing_ptr<shared_vector> p, long d) { mesh::write(p)->ad
 TEMPLATE_TEST_CASE("SharingAware: an object's extra array is refreshed and written back with it",
                    "[mesh][processes][sharing_aware]", ctl::broadcast, ctl::overlapped_broadcast, ctl::timestamp) {
     const long n = 10000;
-    taco::run(cores(3, execution_mode::processes), [] {
+    test::run(cores(3, execution_mode::processes), [] {
         auto p = mesh::make_shared_object<shared_vector, TestType>(std::size_t(n));
         CHECK(mesh::read(p)->me == p); // self() from the constructor on
         CHECK(taco::sync(1, &vector_sum, p) == n * (n - 1) / 2);
@@ -381,10 +377,10 @@ struct hidden {
 template <>
 inline constexpr bool mesh::enable_sharing<hidden> = true;
 
-#if !TACOMESH_TEST_ON_SCC // a stale read must happen (test::private_views)
-TEST_CASE("without SharingAware the extra array would be stale (the test above can fail)", "[mesh][processes]") {
+// [private-views] (not on the emulated SCC): a stale read must happen
+TEST_CASE("without SharingAware the extra array would be stale (the test above can fail)", "[mesh][processes][private-views]") {
     static_assert(!mesh::has_extra_ranges<hidden>);
-    taco::run(cores(2, execution_mode::processes), [] {
+    test::run(cores(2, execution_mode::processes), [] {
         auto* arr = static_cast<long*>(mesh::allocate(sizeof(long)));
         *arr = 1;
         mesh::write_back(arr, sizeof(long));
@@ -401,7 +397,6 @@ TEST_CASE("without SharingAware the extra array would be stale (the test above c
         mesh::deallocate(arr);
     });
 }
-#endif
 
 // ---- composite proxies -------------------------------------------------------
 
@@ -436,7 +431,7 @@ long composite_sum(mesh::sharing_ptr<pair_of_cells> p) {
 } // namespace
 
 TEST_CASE("composite objects: a specialised reader proxy acquires every part once", "[mesh][processes]") {
-    taco::run(cores(3, execution_mode::processes), [] {
+    test::run(cores(3, execution_mode::processes), [] {
         auto l = mesh::make_shared_object<cell>(2L);
         auto r = mesh::make_shared_object<cell>(3L);
         auto both = mesh::make_shared_object<pair_of_cells>(pair_of_cells{l, r});
@@ -489,7 +484,7 @@ TEST_CASE("two concurrent writers abort with a clear message (debug checks)", "[
 }
 
 TEST_CASE("null sharing pointers are rejected by the proxies", "[mesh][misuse]") {
-    taco::run(cores(1, execution_mode::threads), [] {
+    test::run(cores(1, execution_mode::threads), [] {
         mesh::sharing_ptr<cell> none;
         CHECK_THROWS_WITH(mesh::read(none), Catch::Contains("null sharing_ptr"));
         CHECK_THROWS_WITH(mesh::write(none), Catch::Contains("null sharing_ptr"));
@@ -562,7 +557,7 @@ TEST_CASE("writer::release() reports a failed release, and the proxy is empty af
 }
 
 TEST_CASE("a writer alive on a core that is told to stop unwinds quietly", "[mesh][misuse]") {
-    taco::run(cores(2, execution_mode::threads), [] {
+    test::run(cores(2, execution_mode::threads), [] {
         auto p = mesh::make_shared_object<cell, ctl::broadcast>();
         taco::async(1, &write_then_wait_forever, p);
         taco::wait_until([&] { return taco::sync(1, +[] { return 1; }) == 1; });
@@ -589,7 +584,7 @@ TEST_CASE("a type that is not trivially copyable is shared only when it opts in"
     static_assert(mesh::shareable<cell> && mesh::shareable<counted>);
     static_assert(!mesh::shareable<std::vector<long>>);
     counted::destroyed = 0;
-    taco::run(cores(2, execution_mode::threads), [] {
+    test::run(cores(2, execution_mode::threads), [] {
         auto p = mesh::make_shared_object<counted, ctl::timestamp>(42L);
         CHECK(taco::sync(1, &read_counted, p) == 42);
         mesh::destroy_shared_object(p);
@@ -613,7 +608,7 @@ TEST_CASE("a shared object used or destroyed again through a copy of its sharing
         destroy_counted::destroyed = 0;
         std::string twice, read_on_1, write_here, name;
         int destructors = -1;
-        taco::run(cores(2, m), [&] {
+        test::run(cores(2, m), [&] {
             auto p = mesh::make_shared_object<destroy_counted, ctl::broadcast>();
             const auto copy = p;
             mesh::destroy_shared_object(p);

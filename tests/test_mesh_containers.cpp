@@ -68,7 +68,7 @@ seen look(cat_ptr p, std::uint32_t at) {
 template <class C>
 void one_change_per_container() {
     INFO(C::name);
-    taco::run(processes(3), [] {
+    test::run(processes(3), [] {
         auto p = mesh::make_shared_object<catalogue, C>(true);
         const std::uint32_t at = 40 * chunk / sizeof(long) + 3;
         REQUIRE(taco::sync(1, &look, p, at).value == 1); // core 1's view holds everything
@@ -125,7 +125,7 @@ void one_change_per_container() {
 TEST_CASE("shared containers: one changed element is seen by the reader, and only its chunk moves (every "
           "controller, process mode)",
           "[mesh][containers][processes]") {
-    if constexpr (test::private_views) one_change_per_container<ctl::noop>(); // stale on purpose
+    if (test::private_views()) one_change_per_container<ctl::noop>(); // stale on purpose
     one_change_per_container<ctl::broadcast>();
     one_change_per_container<ctl::overlapped_broadcast>();
     one_change_per_container<ctl::timestamp>();
@@ -134,7 +134,7 @@ TEST_CASE("shared containers: one changed element is seen by the reader, and onl
 TEST_CASE("shared containers: every reader sees a change, in both execution modes", "[mesh][containers]") {
     for (auto mode : {execution_mode::threads, execution_mode::processes}) {
         INFO((mode == execution_mode::threads ? "threads" : "processes"));
-        taco::run(test::mesh_cores(4, mode), [] {
+        test::run(test::mesh_cores(4, mode), [] {
             auto p = mesh::make_shared_object<catalogue, ctl::broadcast>(true);
             for (taco::core_id c = 1; c < 4; ++c) REQUIRE(taco::sync(c, &look, p, 3u).id == 17);
             {
@@ -159,11 +159,11 @@ struct held_view {
 };
 } // namespace
 
-#if !TACOMESH_TEST_ON_SCC // a view that stays as acquired (test::private_views)
+// [private-views] (not on the emulated SCC): a view that stays as acquired
 TEST_CASE("shared containers: growth while a reader holds a proxy (its view stays whole), seen at its next "
           "acquire, and outgrown buffers are freed with the object",
-          "[mesh][containers][processes]") {
-    taco::run(processes(3), [] {
+          "[mesh][containers][processes][private-views]") {
+    test::run(processes(3), [] {
         const auto cached = mesh::bytes_in_use(mesh::memory_mode::cached);
         auto p = mesh::make_shared_object<catalogue, ctl::timestamp>();
         {
@@ -204,11 +204,10 @@ TEST_CASE("shared containers: growth while a reader holds a proxy (its view stay
         CHECK(mesh::bytes_in_use(mesh::memory_mode::cached) == cached);
     });
 }
-#endif
 
 TEST_CASE("shared containers: buffers outgrown within one writer's proxy are freed at once (never published)",
           "[mesh][containers]") {
-    taco::run(processes(2), [] {
+    test::run(processes(2), [] {
         auto p = mesh::make_shared_object<catalogue>();
         const auto before = mesh::bytes_in_use(mesh::memory_mode::cached);
         {
@@ -226,7 +225,7 @@ TEST_CASE("shared containers: buffers outgrown within one writer's proxy are fre
 
 TEST_CASE("mesh::hash_map behaves as std::unordered_map under random inserts, updates and erases",
           "[mesh][containers]") {
-    taco::run(test::mesh_cores(1), [] {
+    test::run(test::mesh_cores(1), [] {
         struct maps : mesh::sharing_aware<maps> {
             mesh::hash_map<std::uint32_t, std::uint64_t> numbers;
             mesh::hash_map<mesh::string, std::uint32_t> names;
@@ -277,7 +276,7 @@ TEST_CASE("mesh::hash_map behaves as std::unordered_map under random inserts, up
 }
 
 TEST_CASE("mesh::vector and mesh::string follow their std counterparts", "[mesh][containers]") {
-    taco::run(test::mesh_cores(1), [] {
+    test::run(test::mesh_cores(1), [] {
         mesh::vector<int> v{1, 2, 3};
         v.insert(v.begin() + 1, 9);
         v.erase(v.begin() + 2);
@@ -297,7 +296,7 @@ TEST_CASE("mesh::vector and mesh::string follow their std counterparts", "[mesh]
     });
 }
 
-#if !TACOMESH_TEST_ON_MPI // no memory that stores reach across ranks (test::shared_non_cached)
+// [one-memory] (not across MPI ranks): no memory that stores reach across ranks
 namespace {
 /// A standard container whose memory is non-cached shared memory (the
 /// paper's NCM): every write is seen at once, so it may be shared as is.
@@ -309,10 +308,10 @@ template <>
 inline constexpr bool mesh::enable_sharing<ncm_list> = true;
 
 TEST_CASE("mesh::allocator: a standard container in non-cached shared memory, seen by every core",
-          "[mesh][containers][processes]") {
+          "[mesh][containers][processes][one-memory]") {
     static_assert(std::is_same_v<std::allocator_traits<mesh::allocator<int>>::rebind_alloc<long>,
                                  mesh::allocator<long>>);
-    taco::run(processes(3), [] {
+    test::run(processes(3), [] {
         const auto in_use = mesh::bytes_in_use(mesh::memory_mode::non_cached);
         auto p = mesh::make_shared_object<ncm_list, ctl::timestamp>();
         const bool block_on_chip = mesh::detail::on_chip(p.block()); // not counted in non-cached memory
@@ -333,10 +332,9 @@ TEST_CASE("mesh::allocator: a standard container in non-cached shared memory, se
               (TACO_DEBUG_CHECKS && !block_on_chip ? sizeof(mesh::detail::control_block) : 0)); // see destroy_shared_object
     });
 }
-#endif
 
 TEST_CASE("read_all acquires several shared objects once each, in order", "[mesh][containers]") {
-    taco::run(processes(2), [] {
+    test::run(processes(2), [] {
         auto a = mesh::make_shared_object<catalogue>();
         auto b = mesh::make_shared_object<mesh::chunked_map<std::uint32_t, long>>(std::size_t(10), 4L);
         {

@@ -32,7 +32,7 @@ void one_change_moves_one_chunk() {
     using ptr = mesh::sharing_ptr<Map>;
     auto read = +[](ptr m, std::uint32_t k) { return mesh::read(m).get(k); };
     auto write = +[](ptr m, std::uint32_t k, long v) { mesh::write(m).set(k, v); };
-    taco::run(processes(3), [&] {
+    test::run(processes(3), [&] {
         auto m = mesh::make_shared_object<Map, C>(64 * per_chunk, 1L); // 64 chunks: 256 KiB
         REQUIRE(taco::sync(1, read, m, 5u) == 1);                      // core 1's view holds the map
         REQUIRE(taco::sync(1, read, m, std::uint32_t(40 * per_chunk)) == 1);
@@ -83,7 +83,7 @@ void growth_while_reading() {
     using mem = mesh::map_memory;
     INFO(C::name << " / " << (Map::memory == mem::dcm ? "dcm" : Map::memory == mem::ncm ? "ncm" : "wt"));
     using ptr = mesh::sharing_ptr<Map>;
-    taco::run(processes(3), [] {
+    test::run(processes(3), [] {
         auto m = mesh::make_shared_object<Map, C>(std::size_t(10), 2L);
         struct sizes {
             std::size_t during, after;
@@ -119,17 +119,16 @@ void growth_while_reading() {
 }
 } // namespace
 
-#if !TACOMESH_TEST_ON_SCC // a view that stays as acquired (test::private_views)
+// [private-views] (not on the emulated SCC): a view that stays as acquired
 TEST_CASE("chunked_map: growth while a reader holds a proxy, seen by the reader at its next acquire (dcm, ncm, wt "
           "x every controller)",
-          "[mesh][chunked]") {
+          "[mesh][chunked][private-views]") {
     test::for_each_map_and_controller([]<class Map, class C>() { growth_while_reading<Map, C>(); });
 }
-#endif
 
 TEST_CASE("chunked_map: many changed chunks (more than the writer lists) all reach the readers", "[mesh][chunked]") {
     for (auto mode : {execution_mode::threads, execution_mode::processes}) {
-        taco::run(test::mesh_cores(2, mode), [] {
+        test::run(test::mesh_cores(2, mode), [] {
             auto m = mesh::make_shared_object<map, ctl::broadcast>(100 * per_chunk, 0L);
             REQUIRE(taco::sync(1, &read_at, m, 0u) == 0);
             {
@@ -151,7 +150,7 @@ TEST_CASE("chunked_map: many changed chunks (more than the writer lists) all rea
 TEST_CASE("chunked_map: the lookup tables and stamps it outgrew are kept while it lives, and all freed when any "
           "core destroys it",
           "[mesh][chunked]") {
-    taco::run(processes(3), [] {
+    test::run(processes(3), [] {
         const auto cached = mesh::bytes_in_use(mesh::memory_mode::cached);
         const auto non_cached = mesh::bytes_in_use(mesh::memory_mode::non_cached);
         auto m = mesh::make_shared_object<map>(std::size_t(10), 0L);
@@ -177,7 +176,7 @@ TEST_CASE("chunked_map: the lookup tables and stamps it outgrew are kept while i
 }
 
 TEST_CASE("chunked_map: an index out of range is an error, not a stray read", "[mesh][chunked]") {
-    taco::run(test::mesh_cores(1), [] {
+    test::run(test::mesh_cores(1), [] {
         auto m = mesh::make_shared_object<map>(3, 0L);
         CHECK_THROWS_WITH(mesh::read(m).get(3), "mesh::chunked_map: index 3 of a map of size 3");
         CHECK_THROWS_AS(mesh::write(m).set(7, 1L), std::out_of_range);
@@ -197,7 +196,7 @@ TEST_CASE("range_space: observers grow only when the smallest reserve runs out, 
           "[mesh][range_space]") {
     for (auto mode : {execution_mode::threads, execution_mode::processes}) {
         INFO((mode == execution_mode::threads ? "threads" : "processes"));
-        taco::run(test::mesh_cores(3, mode), [] {
+        test::run(test::mesh_cores(3, mode), [] {
             auto space = mesh::make_shared_object<mesh::range_space>(100);
             auto a = mesh::make_mapping<weights>(space, 1.0);
             auto b = mesh::make_mapping<weights, ctl::broadcast>(space, 2.0);
@@ -241,7 +240,7 @@ TEST_CASE("range_space: the observer list is shared memory the space owns (writt
           "[mesh][range_space]") {
     // Core 2 registers the observer and grows the space; in process mode
     // core 1 could only grow the mapping through the list if it came along.
-    taco::run(test::mesh_cores(3, execution_mode::processes), [] {
+    test::run(test::mesh_cores(3, execution_mode::processes), [] {
         auto space = mesh::make_shared_object<mesh::range_space>(8);
         auto m = mesh::make_shared_object<weights>(std::size_t(8), 5.0);
         taco::sync(2, [space, m] { mesh::write(space).observe(m); });

@@ -94,7 +94,7 @@ TEST_CASE("tasks run in policy order on a core (priority and EDF)", "[tasks]") {
     for (auto pol : {taco::policy::priority, taco::policy::edf}) {
         std::vector<int> ran; // priorities (or deadline ranks) in execution order
         std::vector<int> keys;
-        taco::run(
+        test::run(
             test::on_cores(1),
             [&] {
                 std::mt19937 rng(7);
@@ -135,7 +135,7 @@ long nested_fetch(taco::global_ptr<store> s, int depth) {
 
 TEST_CASE("coroutines block on futures assigned by other cores, inside nested calls", "[tasks][coroutine]") {
     long got = 0, nested = 0;
-    taco::run(test::on_cores(3), [&] {
+    test::run(test::on_cores(3), [&] {
         auto s = taco::new_on<store>(2).get();
         taco::sync(s, &store::set, 40L);
         auto a = taco::spawn_coroutine([s] { return taco::sync(s, &store::get) + 2; });
@@ -150,7 +150,7 @@ TEST_CASE("coroutines block on futures assigned by other cores, inside nested ca
 
 TEST_CASE("a blocked coroutine leaves its core serving invocations and other tasks", "[tasks][coroutine]") {
     long seen = 0, served = 0;
-    taco::run(test::on_cores(2), [&] {
+    test::run(test::on_cores(2), [&] {
         auto gate = taco::new_on<store>(1).get();
         // On core 1: a coroutine that waits until core 0 opens the gate
         // (a future that only core 0's later call assigns).
@@ -177,7 +177,7 @@ TEST_CASE("a blocked coroutine leaves its core serving invocations and other tas
 TEST_CASE("thousands of coroutines alive at once on one core", "[tasks][coroutine]") {
     const int n = int(test::scaled(5000));
     long sum = 0, max_alive = 0;
-    taco::run(test::on_cores(2), [&] {
+    test::run(test::on_cores(2), [&] {
         auto s = taco::new_on<store>(1).get();
         taco::sync(s, &store::set, 1L);
         long alive = 0;
@@ -202,7 +202,7 @@ TEST_CASE("thousands of coroutines alive at once on one core", "[tasks][coroutin
 
 TEST_CASE("exceptions inside coroutines reach the caller", "[tasks][coroutine][errors]") {
     std::string local, remote;
-    taco::run(test::on_cores(2), [&] {
+    test::run(test::on_cores(2), [&] {
         auto s = taco::new_on<store>(1).get();
         auto a = taco::spawn_coroutine([]() -> long { throw std::invalid_argument("bad coroutine input"); });
         auto b = taco::spawn_coroutine([s] { return taco::sync(s, &store::fail); });
@@ -224,7 +224,7 @@ TEST_CASE("exceptions inside coroutines reach the caller", "[tasks][coroutine][e
 
 TEST_CASE("an activity that waits gets a clear error instead of a deadlock", "[tasks][errors]") {
     std::string text;
-    taco::run(test::on_cores(2), [&] {
+    test::run(test::on_cores(2), [&] {
         auto f = taco::spawn_activity([] { return taco::sync(1, +[] { return 1L; }); });
         try {
             f.get();
@@ -239,7 +239,7 @@ TEST_CASE("coroutines on 8 cores on 2 CPUs sync-calling each other", "[tasks][co
     constexpr taco::core_id n = 8;
     const long per_core = test::scaled(50);
     long total = 0;
-    taco::run(test::on_cores(n), [&] {
+    test::run(test::on_cores(n), [&] {
         std::vector<taco::future<long>> results(n);
         for (taco::core_id c = 0; c < n; ++c)
             taco::async(c, taco::m2f(+[](long k) {
@@ -288,7 +288,7 @@ struct misused_protothread final : taco::protothread<misused_protothread> {
 TEST_CASE("protothreads wait on futures assigned by other cores", "[tasks][protothread]") {
     long sum = 0;
     std::string misuse;
-    taco::run(test::on_cores(3), [&] {
+    test::run(test::on_cores(3), [&] {
         auto a = taco::new_on<store>(1).get(), b = taco::new_on<store>(2).get();
         taco::sync(a, &store::set, 10L);
         taco::sync(b, &store::set, 5L);
@@ -374,7 +374,7 @@ TEST_CASE("invocations carrying a priority or deadline become tasks that overtak
 
 TEST_CASE("an invocation run as a coroutine may block, and its core keeps serving", "[tasks][coroutine]") {
     long relayed = 0, meanwhile = 0;
-    taco::run(test::on_cores(3), [&] {
+    test::run(test::on_cores(3), [&] {
         auto r = taco::new_on<recorder>(1).get();
         auto s = taco::new_on<store>(2).get();
         taco::sync(s, &store::set, 21L);
@@ -427,7 +427,7 @@ TEST_CASE("timeouts: a timeout that fires, a late result dropped safely, a timeo
     long fast = 0;
     std::uint64_t late = 0;
     std::size_t timers_left = 99;
-    taco::run(test::on_cores(2), [&] {
+    test::run(test::on_cores(2), [&] {
         auto c = taco::new_on<clockwork>(1).get();
         auto* f = new taco::future<long>; // freed before the late result comes (ASan would see a late write)
         taco::async(c, taco::m2f(&clockwork::slow, 1L), *f, taco::timeout(std::chrono::milliseconds(5)));
@@ -468,7 +468,7 @@ struct yielding_protothread final : taco::protothread<yielding_protothread> {
 
 TEST_CASE("yield: protothreads and coroutines interleave at their scheduling points", "[tasks]") {
     std::vector<int> pt_log, co_log;
-    taco::run(test::on_cores(1), [&] {
+    test::run(test::on_cores(1), [&] {
         yielding_protothread a, b;
         a.log = b.log = &pt_log;
         a.id = 1, b.id = 2;
@@ -554,7 +554,7 @@ taco::co_task<long> misusing(taco::global_ptr<store> a) { co_return taco::sync(a
 TEST_CASE("C++20 coroutine tasks co_await futures assigned by other cores", "[tasks][co_task]") {
     long sum = 0;
     std::string error, misuse;
-    taco::run(test::on_cores(3), [&] {
+    test::run(test::on_cores(3), [&] {
         auto a = taco::new_on<store>(1).get(), b = taco::new_on<store>(2).get();
         taco::sync(a, &store::set, 30L);
         taco::sync(b, &store::set, 12L);
@@ -581,7 +581,7 @@ TEST_CASE("C++20 coroutine tasks co_await futures assigned by other cores", "[ta
 TEST_CASE("a finished protothread started again runs from the beginning", "[tasks][protothread]") {
     std::vector<int> log;
     int rounds_seen = 0;
-    taco::run(test::on_cores(1), [&] {
+    test::run(test::on_cores(1), [&] {
         yielding_protothread p;
         p.log = &log;
         p.id = 3;
@@ -599,7 +599,7 @@ TEST_CASE("a finished protothread started again runs from the beginning", "[task
 TEST_CASE("timers still pending when the program ends are freed, not run", "[tasks][timer]") {
     static std::atomic<int> fired{0};
     fired = 0;
-    taco::run(test::on_cores(2), [] {
+    test::run(test::on_cores(2), [] {
         taco::after(std::chrono::hours(1), 1, taco::m2f(+[] { ++fired; }));
         taco::sync(1, +[] { return taco::detail::runtime().pending_timers(); }); // registered
     });
@@ -631,7 +631,7 @@ TEST_CASE("a coroutine stack overflow names the task, its core and its stack siz
 TEST_CASE("coroutine stacks are reused: coroutines one after another run on the same stack",
           "[tasks][coroutine]") {
     std::vector<std::uintptr_t> where;
-    taco::run(test::on_cores(1), [&] {
+    test::run(test::on_cores(1), [&] {
         for (int i = 0; i < 4; ++i)
             where.push_back(taco::spawn_coroutine([] {
                                 return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)); // on its stack

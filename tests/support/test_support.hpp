@@ -7,59 +7,61 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include <taco/detail/context/sanitizer_reports.hpp>
+#include <taco/run.hpp>
 #include <tacomesh/posix.hpp>
-
-#ifndef TACOMESH_TEST_ON_SCC
-#define TACOMESH_TEST_ON_SCC 0
-#endif
-#if TACOMESH_TEST_ON_SCC
-#include <tacomesh/scc/emulated/platform.hpp>
-#endif
-#ifndef TACOMESH_TEST_ON_MPI
-#define TACOMESH_TEST_ON_MPI 0
-#endif
-#if TACOMESH_TEST_ON_MPI
-#include <tacomesh/mpi/platform.hpp>
-#endif
 
 namespace test {
 
-/// The platform of the tests that are not about a particular one: POSIX
-/// threads, or the emulated SCC in the build that defines
-/// TACOMESH_TEST_ON_SCC (tacomesh_tests_scc, platforms/scc/tests), or MPI
-/// ranks in the one that defines TACOMESH_TEST_ON_MPI (tacomesh_tests_mpi,
-/// platforms/mpi/tests, run by mpirun).
-#if TACOMESH_TEST_ON_MPI
-/// TACOMESH_TEST_MPI_ON_HOST=mpi: cores on one host talk by MPI messages
-/// and RMA, as across hosts (CTest runs the suites both ways).
-inline tacomesh::mpi::on_host mpi_on_host() {
-    const char* s = std::getenv("TACOMESH_TEST_MPI_ON_HOST");
-    return s && std::string_view(s) == "mpi" ? tacomesh::mpi::on_host::mpi : tacomesh::mpi::on_host::shared_memory;
+/// The platform of the tests that are not about a particular one (the
+/// portable suites, tests/test_*.cpp): compiled once, as object libraries
+/// (tests/support/CMakeLists.txt), and linked into a program per platform
+/// whose platform file defines the two functions below:
+/// tests/suites_on_posix.cpp (POSIX threads, or core processes where a test
+/// names them), platforms/scc/tests/suites_on_scc.cpp (the emulated SCC) and
+/// platforms/mpi/tests/suites_on_mpi.cpp (MPI ranks, run by mpirun). The
+/// framework's code under test takes its platform at run time anyway (the
+/// one virtual seam, taco::detail::core), so nothing in a suite depends on
+/// the choice at compile time; compiling them once per platform was a
+/// quarter of the test build.
+enum class platform { posix, scc, mpi };
+platform suite_platform() noexcept;
+
+/// The cores a portable test runs on: how many, and for MESH's tests the
+/// POSIX execution mode they mean (threads share memory; core processes
+/// each have a private view). On the emulated SCC both stand for the chip,
+/// whose memory MESH must keep consistent (coherent() is false) at the
+/// costs of each page mode; across MPI ranks every core has a view of its
+/// own, as POSIX core processes (the MESH suite runs with as many ranks as
+/// its tests have cores).
+struct cores {
+    taco::core_id count;
+    tacomesh::posix::execution_mode mode = tacomesh::posix::execution_mode::threads;
+};
+inline cores on_cores(taco::core_id n) { return {n}; }
+inline cores mesh_cores(taco::core_id n,
+                        tacomesh::posix::execution_mode m = tacomesh::posix::execution_mode::threads) {
+    return {n, m};
 }
-inline tacomesh::mpi::config on_cores(taco::core_id n) { return {.cores = n, .on_host = mpi_on_host()}; }
-/// MESH's tests name a POSIX execution mode; across ranks every core has a
-/// view of its own, as POSIX core processes (one core per rank: the MESH
-/// suite runs with as many ranks as its tests have cores).
-inline tacomesh::mpi::config mesh_cores(taco::core_id n, tacomesh::posix::execution_mode = {}) { return on_cores(n); }
-#elif TACOMESH_TEST_ON_SCC
-inline tacomesh::scc::emulated::config on_cores(taco::core_id n) { return {.cores = n}; }
-/// MESH's tests name a POSIX execution mode; on the emulated SCC both stand
-/// for the chip, whose memory MESH must keep consistent (coherent() is
-/// false) at the costs of each page mode.
-inline tacomesh::scc::emulated::config mesh_cores(taco::core_id n, tacomesh::posix::execution_mode = {}) {
-    return {.cores = n};
+
+namespace detail {
+/// taco::run on this program's platform (its platform file defines it).
+void run_on_suite_platform(const cores& c, void (*main)(void*), void* arg, const taco::run_options& options);
+} // namespace detail
+
+/// taco::run for the portable suites: main on the cores of this program's
+/// platform. Its exceptions reach the caller, as taco::run's do.
+template <class Main>
+void run(const cores& c, Main&& main, const taco::run_options& options = {}) {
+    using M = std::remove_reference_t<Main>;
+    auto* m = const_cast<std::remove_const_t<M>*>(std::addressof(main));
+    detail::run_on_suite_platform(c, [](void* p) { (*static_cast<M*>(p))(); }, m, options);
 }
-#else
-inline tacomesh::posix::config on_cores(taco::core_id n) { return {.cores = n}; }
-inline tacomesh::posix::config mesh_cores(taco::core_id n,
-                                          tacomesh::posix::execution_mode m = tacomesh::posix::execution_mode::threads) {
-    return {.cores = n, .mode = m};
-}
-#endif
 
 /// The platform of a test's forked child (run_in_child): POSIX threads. A
 /// forked copy of an MPI rank is no MPI process, and what such a test
@@ -71,13 +73,14 @@ inline tacomesh::posix::config child_cores(taco::core_id n) { return {.cores = n
 /// it while others write: POSIX core processes. The emulated SCC keeps the
 /// data in host memory that every core thread sees at once (its staleness
 /// is shown at the hardware level instead, platforms/scc/tests): the tests
-/// that need a private view leave it out.
-inline constexpr bool private_views = !TACOMESH_TEST_ON_SCC;
+/// that need a private view are tagged [private-views], which the SCC's
+/// program leaves out.
+inline bool private_views() { return suite_platform() != platform::scc; }
 
 /// Whether non-cached memory is one memory that every core's stores reach.
 /// Not across MPI ranks, where MESH refuses it (mesh::allocate says why):
-/// the tests of NCM data leave it out there.
-inline constexpr bool shared_non_cached = !TACOMESH_TEST_ON_MPI;
+/// the tests of NCM data are tagged [one-memory], which the MPI runs leave out.
+inline bool shared_non_cached() { return suite_platform() != platform::mpi; }
 
 /// Built with ASan or TSan: they own SIGSEGV and reserve terabytes of
 /// shadow address space, so tests of signals and address-space limits skip.
@@ -123,13 +126,13 @@ template <class F>
 void for_each_map_and_controller(F f) {
     using mem = mesh::map_memory;
     auto controllers = [&]<class Map>() {
-        if constexpr (private_views) f.template operator()<Map, mesh::controllers::noop>(); // stale on purpose
+        if (private_views()) f.template operator()<Map, mesh::controllers::noop>(); // stale on purpose
         f.template operator()<Map, mesh::controllers::broadcast>();
         f.template operator()<Map, mesh::controllers::overlapped_broadcast>();
         f.template operator()<Map, mesh::controllers::timestamp>();
     };
     controllers.template operator()<mesh::chunked_map<std::uint32_t, long, mem::dcm>>();
-    if constexpr (shared_non_cached) controllers.template operator()<mesh::chunked_map<std::uint32_t, long, mem::ncm>>();
+    if (shared_non_cached()) controllers.template operator()<mesh::chunked_map<std::uint32_t, long, mem::ncm>>();
     controllers.template operator()<mesh::chunked_map<std::uint32_t, long, mem::wt>>();
 }
 

@@ -13,6 +13,7 @@
 #include <taco/taco.hpp>
 #include <tacomesh/mpi/platform.hpp>
 
+#include "on_host.hpp"
 #include <test_support.hpp>
 
 namespace {
