@@ -51,21 +51,25 @@ plain_flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG")
 sanitizer_flags() { # compiler
   case $1 in clang++) echo "-O1 -gline-tables-only -DNDEBUG" ;; *) echo "-O1 -g1 -DNDEBUG" ;; esac
 }
-# What the sanitizer runs leave out: the benchmark smoke and the slow tests
-# (the plain build runs them), and what runs no code: the TSan run leaves
-# out the negative-compile and header-alone tests (label compile), the ASan
-# run, which is clang's, the header-alone ones (label header): the plain
-# run checks every header alone with g++ (both compilers read the same
-# standard library, so a missing include shows in either), and clang
-# compiles each header inside the tests it builds, while the negative-compile
-# tests run with both compilers, whose diagnostics they match.
+# The plain runs leave the benchmark smoke and the slow tests to their own
+# steps.
+not_in_plain_runs='bench-smoke|slow'
+# The sanitizer runs leave those out too, and the tests on data sets at full
+# scale (label scale: the smaller sets run their code paths), and what runs
+# no code: the TSan run the negative-compile and header-alone tests (label
+# compile), the ASan run, which is clang's, the header-alone ones (label
+# header): the plain run checks every header alone with g++ (both compilers
+# read the same standard library, so a missing include shows in either),
+# and clang compiles each header inside the tests it builds, while the
+# negative-compile tests run with both compilers, whose diagnostics they
+# match.
 # The TACO suites again on the emulated SCC ("on scc:") and on MPI ranks
 # ("mpi:") are not even built there (their CMakeLists return under
 # TACOMESH_SANITIZE): the suites ran under the sanitizer on POSIX, 16-48
 # emulated cores on 2 CPUs under TSan take tens of minutes, and Open MPI is
 # not built with the sanitizers, which then report its internals. The
 # emulation's own tests ("scc:") run.
-not_in_plain_runs='bench-smoke|slow'
+not_in_sanitizer_runs="$not_in_plain_runs|scale"
 
 run_tests() { # dir, ctest args...
   local dir=$1; shift
@@ -119,7 +123,7 @@ case "$cmd" in
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(sanitizer_flags clang++)"
     # Sizes shrink (sanitizers are 5-20x slower).
     TACOMESH_TEST_SCALE=0.1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      run_tests build-asan -LE "$not_in_plain_runs|header" ;;
+      run_tests build-asan -LE "$not_in_sanitizer_runs|header" ;;
   tsan)
     need_packages "${base_packages[@]}"
     configure build-tsan -DTACOMESH_SANITIZE=thread -DTACOMESH_BUILD_BENCH=OFF \
@@ -127,7 +131,7 @@ case "$cmd" in
     # setarch -R: TSan's shadow layout clashes with the high mmap entropy of recent kernels.
     ninja -C build-tsan -j "$jobs"
     (cd build-tsan && TACOMESH_TEST_SCALE=0.02 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-      setarch "$(uname -m)" -R ctest --output-on-failure -j "$jobs" --timeout 900 -LE "$not_in_plain_runs|compile") ;;
+      setarch "$(uname -m)" -R ctest --output-on-failure -j "$jobs" --timeout 900 -LE "$not_in_sanitizer_runs|compile") ;;
   clang)
     need_packages "${base_packages[@]}" clang
     CXX=clang++ configure build-clang -DTACOMESH_BUILD_BENCH=OFF
