@@ -8,7 +8,8 @@ against its expectations file: the one load-JSON-check-exit routine of every
 --needs WHAT: a program on PATH (valgrind, mpirun), an existing file
 (/abs/path), or a Python module for an interpreter (python3:igraph,
 /usr/bin/python3:matplotlib). When one is missing the test is skipped
-(exit 77, "SKIPPED: <why>" on stdout), never passed. Exits 0 when every
+(exit 77, "SKIPPED: <why>" on stdout), never passed; so is it when COMMAND
+exits 77 itself (having printed its own SKIPPED: line). Exits 0 when every
 check holds, 1 with "FAILED: <what>" lines.
 
 The expectations file (TOML, beside the benchmark: NAME.smoke.toml):
@@ -251,6 +252,8 @@ def main():
     print("+", " ".join(command), flush=True)
     run = subprocess.run(command, stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE if fmt == "json" else None, text=True)
+    if run.returncode == SKIP:  # the command could not run here, and its SKIPPED: line said why
+        return SKIP
     if run.returncode != 0:
         print(f"FAILED: exit status {run.returncode}")
         return 1

@@ -28,7 +28,7 @@ namespace test {
 /// framework's code under test takes its platform at run time anyway (the
 /// one virtual seam, taco::detail::core), so nothing in a suite depends on
 /// the choice at compile time; compiling them once per platform was a
-/// quarter of the test build.
+/// fifth of the test build.
 enum class platform { posix, scc, mpi };
 platform suite_platform() noexcept;
 
