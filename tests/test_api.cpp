@@ -339,6 +339,45 @@ TEST_CASE("new_on returns a future, when_all waits for several futures", "[api]"
     });
 }
 
+TEST_CASE("when_all throws the first failure in argument order, whatever order they came in", "[api]") {
+    test::run(test::on_cores(3), [] {
+        const auto fail_with = [](taco::core_id where, int which, taco::future<long>& f) {
+            taco::async(where, taco::m2f(+[](int w) -> long { throw std::runtime_error("failure " + std::to_string(w)); }, which), f);
+        };
+        // Both orders of the same pair: a when_all that followed the order
+        // in which the compiler evaluates arguments fails one of them.
+        taco::future<long> a, b, c, d;
+        fail_with(1, 1, a);
+        fail_with(2, 2, b);
+        CHECK_THROWS_WITH(taco::when_all(a, b).get(), Catch::Contains("failure 1"));
+        fail_with(1, 3, c);
+        fail_with(2, 4, d);
+        CHECK_THROWS_WITH(taco::when_all(d, c).get(), Catch::Contains("failure 4"));
+    });
+}
+
+TEST_CASE("waiting on a future no invocation was given is a usage error, not a hang", "[api]") {
+    test::run(test::on_cores(2), [] {
+        taco::future<long> never;
+        taco::future<void> used;
+        taco::async(1, taco::m2f(+[] {}), used);
+        CHECK_THROWS_WITH(never.wait(), Catch::Contains("no invocation was given"));
+        CHECK_THROWS_AS(never.get(), taco::usage_error);
+        CHECK_THROWS_AS(taco::when_all(used, never).get(), taco::usage_error);
+        CHECK(used.ready()); // waited for before `never` was reached
+        auto co = taco::spawn_coroutine([] {
+            taco::future<int> unused;
+            try {
+                unused.get();
+            } catch (const taco::usage_error&) {
+                return true;
+            }
+            return false;
+        });
+        CHECK(co.get()); // a coroutine is refused too, instead of blocking for ever
+    });
+}
+
 TEST_CASE("a barrier releases all parties together, phase after phase", "[api]") {
     constexpr int parties = 4, rounds = 20;
     std::vector<long> sums;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <limits>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -594,6 +596,39 @@ TEST_CASE("a finished protothread started again runs from the beginning", "[task
     });
     REQUIRE(rounds_seen == 2);
     REQUIRE(log == std::vector<int>{30, 31, 32, 30, 31, 32});
+}
+
+TEST_CASE("a timeout or delay beyond the clock's range means never, not at once", "[tasks][timer]") {
+    static std::atomic<int> fired{0};
+    fired = 0;
+    long results = 0;
+    bool nan_refused = false;
+    test::run(test::on_cores(2), [&] {
+        auto c = taco::new_on<clockwork>(1).get();
+        taco::future<long> a, b, d;
+        // Each takes a while (clockwork::slow), so a timeout that wrapped into
+        // the past would fire first.
+        taco::async(c, taco::m2f(&clockwork::slow, 1L), a, taco::timeout(std::chrono::nanoseconds::max()));
+        taco::async(c, taco::m2f(&clockwork::slow, 2L), b, taco::timeout(std::chrono::hours::max()));
+        taco::async(c, taco::m2f(&clockwork::slow, 4L), d,
+                    taco::timeout(std::chrono::duration<double>(std::numeric_limits<double>::infinity())));
+        results = a.get() + b.get() + d.get();
+        taco::after(std::chrono::nanoseconds::max(), 1, taco::m2f(+[] { ++fired; }));
+        taco::after(std::chrono::years::max(), c, taco::m2f(&clockwork::tick));
+        taco::sync(c, &clockwork::slow, 0L); // time for a wrapped timer to come due and run
+        CHECK(taco::sync(1, +[] { return taco::detail::runtime().pending_timers(); }) == 2);
+        CHECK_FALSE(taco::sync(c, &clockwork::done));
+        try {
+            taco::future<long> e;
+            taco::async(c, taco::m2f(&clockwork::fast, 1L), e, taco::timeout(std::chrono::duration<double>(NAN)));
+        } catch (const taco::usage_error&) {
+            nan_refused = true;
+        }
+        taco::delete_on(c);
+    });
+    REQUIRE(results == 7);
+    REQUIRE(fired == 0);
+    REQUIRE(nan_refused);
 }
 
 TEST_CASE("timers still pending when the program ends are freed, not run", "[tasks][timer]") {

@@ -84,6 +84,7 @@ public:
     /// activity or protothread cannot wait: taco::blocking_error.
     void wait() {
         if (ready()) return;
+        if (state_ == state::unarmed) [[unlikely]] throw_unarmed();
         auto& rt = detail::runtime();
         if (task* t = rt.current_task()) block_in(*t);
         else rt.wait_until([this] { return ready(); });
@@ -100,6 +101,7 @@ public:
     /// TACO_PT_AWAIT). One task per future.
     void resume_when_ready(task& t) {
         if (ready()) return detail::runtime().make_ready(t);
+        if (state_ == state::unarmed) [[unlikely]] throw_unarmed();
         if (waiter_ && waiter_ != &t) throw blocking_error("taco: two tasks wait on one future; give each its own");
         waiter_ = &t;
     }
@@ -141,6 +143,12 @@ private:
             waiter_ = nullptr;
             detail::runtime().make_ready(*w);
         }
+    }
+    // Nothing will ever assign a future no invocation was given: waiting
+    // for it would hang for ever, so it is a usage error, raised at once.
+    [[noreturn]] static void throw_unarmed() {
+        throw usage_error("taco: waiting on a future that no invocation was given; pass it to taco::async, "
+                          "taco::call, a spawn or a collective first");
     }
     [[noreturn]] void throw_failure() {
         if (state_ == state::timed_out) throw timeout_error();

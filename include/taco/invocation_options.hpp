@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include <taco/future.hpp>
+#include <taco/detail/clock_arithmetic.hpp>
 #include <taco/task.hpp>
 
 namespace taco {
@@ -39,7 +40,7 @@ struct with_deadline {
 /// A deadline `d` from now.
 template <class Rep, class Period>
 with_deadline deadline_in(std::chrono::duration<Rep, Period> d) {
-    return {task_clock::now() + std::chrono::duration_cast<task_clock::duration>(d)};
+    return {detail::due_in(d)};
 }
 /// Mark the invocation urgent (the CCI paper's preemptive invocations, as far
 /// as POSIX allows): it is sent like any other, and the receiver is woken if
@@ -57,7 +58,7 @@ struct timeout {
     task_clock::duration limit;
     template <class Rep, class Period>
     explicit timeout(std::chrono::duration<Rep, Period> d)
-        : limit(std::chrono::duration_cast<task_clock::duration>(d)) {}
+        : limit(detail::saturating_duration(d)) {}
 };
 
 namespace detail {

@@ -15,6 +15,7 @@
 #include <taco/async.hpp>
 #include <taco/m2f.hpp>
 #include <taco/runtime/core.hpp>
+#include <taco/detail/clock_arithmetic.hpp>
 #include <taco/detail/request.hpp>
 #include <taco/detail/timer_queue.hpp>
 
@@ -69,7 +70,7 @@ void after(std::chrono::duration<Rep, Period> delay, Target target, F&& fn, A&&.
         object.ptr = target.address();
         dest = target.core();
     }
-    const auto due = task_clock::now() + std::chrono::duration_cast<task_clock::duration>(delay);
+    const auto due = detail::due_in(delay);
     detail::runtime().send<detail::timer_request<req>>(dest, due, req{object, call, {}});
 }
 

@@ -8,6 +8,7 @@
 //   ...
 //   auto [x, y] = taco::when_all(a, b, c).get();   // values of the non-void futures
 //   taco::when_all(std::span(futures)).wait();      // a range of futures
+#include <exception>
 #include <span>
 #include <tuple>
 #include <type_traits>
@@ -33,10 +34,19 @@ public:
     /// order; the first failed future's error is thrown (after all have come).
     auto get() {
         wait();
+        // A function's arguments are evaluated in no set order (g++ goes
+        // right to left), so take(f)... below would throw whichever failure
+        // it met first: find the first in argument order here.
+        std::apply([](auto&... f) { (void)((f.failed() && (throw_failure(f), true)) || ...); }, futures_);
         return std::apply([](auto&... f) { return std::tuple_cat(take(f)...); }, futures_);
     }
 
 private:
+    template <class V>
+    [[noreturn]] static void throw_failure(future<V>& f) {
+        (void)f.get();
+        std::terminate(); // unreachable: get() on a failed future throws
+    }
     template <class V>
     static auto take(future<V>& f) {
         if constexpr (std::is_void_v<V>) return f.get(), std::tuple<>{};

@@ -13,6 +13,7 @@
 #include <taco/future.hpp>
 #include <taco/remote_error.hpp>
 #include <taco/runtime/core.hpp>
+#include <taco/detail/clock_arithmetic.hpp>
 #include <taco/detail/core_identity.hpp>
 #include <taco/detail/request.hpp>
 #include <taco/detail/timer_queue.hpp>
@@ -83,7 +84,7 @@ template <class R>
 timed_future_continuation<R> arm_with_timeout(future<R>& f, task_clock::duration limit) {
     auto& rt = runtime();
     const core_id here = f.arm();
-    auto* timer = new timeout_timer<R>(task_clock::now() + limit);
+    auto* timer = new timeout_timer<R>(saturating_add(task_clock::now(), limit));
     const auto [slot, generation] = rt.slots().open(&f, timer);
     timer->slot = slot;
     timer->generation = generation;

@@ -350,7 +350,10 @@ inline void core::idle_once() {
         // With sends waiting for room, nobody would wake us: never sleep then.
         if (!queued_.empty()) return pause();
         if (timers_.empty()) return idle(std::chrono::nanoseconds::max());
-        idle(std::chrono::duration_cast<std::chrono::nanoseconds>(timers_.next_due() - task_clock::now()));
+        // A due time may sit at either end of the clock (saturated delays):
+        // test before subtracting, so neither end wraps.
+        const auto now = task_clock::now(), due = timers_.next_due();
+        idle(due <= now ? std::chrono::nanoseconds(0) : std::chrono::nanoseconds(due - now));
     } catch (...) {
         platform_failure_ = std::current_exception();
         stopped_ = true;

@@ -242,7 +242,10 @@ public:
     // what the host spends here.
     void idle(std::chrono::nanoseconds limit) {
         if (s_.cfg.idle == idle_policy::poll) return pause();
-        const double wait = limit == std::chrono::nanoseconds::max() ? 8e11 : double(limit.count()) * 0.8;
+        // At most 1000 s of host time per halt: the runtime comes back and
+        // checks its timers, and a limit near nanoseconds::max() (a timer at
+        // the end of the clock) cannot overflow the cycles-to-host conversion.
+        const double wait = limit >= std::chrono::seconds(1000) ? 8e11 : double(std::max<std::int64_t>(limit.count(), 0)) * 0.8;
         hw_.halt(std::uint64_t(wait));
         // The interrupt is taken here but its cycles are counted where the
         // message is read (poll): the same whether or not this host thread
