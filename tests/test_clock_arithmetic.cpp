@@ -19,7 +19,7 @@ namespace {
 
 using taco::task_clock;
 using ticks = task_clock::duration;
-using wide = __int128;
+__extension__ typedef __int128 wide;
 
 constexpr wide tick_max = std::numeric_limits<ticks::rep>::max();
 constexpr wide tick_min = std::numeric_limits<ticks::rep>::min();

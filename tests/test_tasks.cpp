@@ -661,6 +661,7 @@ TEST_CASE("a coroutine stack overflow names the task, its core and its stack siz
     });
     REQUIRE(r.err.find("taco: coroutine stack overflow") != std::string::npos);
     REQUIRE(r.err.find("on core 1 used up its 32768-byte stack") != std::string::npos);
+    REQUIRE(r.aborted); // abort(), as for any fatal error the runtime reports, not a SIGSEGV
 }
 
 TEST_CASE("coroutine stacks are reused: coroutines one after another run on the same stack",

@@ -57,7 +57,7 @@ inline group<core_member> all_cores() {
         for (core_id k = 0; k < n; ++k) members[k] = f[k].get();
         const auto built = make_group(members, topology::kary(all_cores_fanout));
         g = detail::call_on(0, &detail::publish_all_cores, built);
-        if (!(g.root == built.root)) destroy_group(built);
+        if (!(g.root == built.root)) detail::destroy_nodes(built);
     }
     mine.all = g;
     return g;

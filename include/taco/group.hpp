@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_set>
+#include <type_traits>
 #include <vector>
 
 #include <taco/async.hpp>
@@ -118,11 +119,27 @@ group<T> make_group(const std::vector<global_ptr<T>>& members, topology shape = 
     return make_group(std::span<const global_ptr<T>>(members), shape);
 }
 
+struct core_member; // taco::all_cores()'s members (all_cores.hpp)
+
+namespace detail {
+template <class T>
+void destroy_nodes(group<T> g) {
+    if (g.root) async(g.root.core(), &detail::destroy_subtree<T>, g.root);
+}
+} // namespace detail
+
 /// Free the group's nodes (not its members), down the tree. Collectives still
 /// in flight on the group must have completed.
 template <class T>
 void destroy_group(group<T> g) {
-    if (g.root) async(g.root.core(), &detail::destroy_subtree<T>, g.root);
+    // Every core keeps the all-cores group for the rest of the run, and MESH's
+    // consistency broadcasts travel on it: destroyed, the next collective on
+    // any core would walk freed nodes.
+    static_assert(!std::is_same_v<T, core_member>,
+                  "taco::destroy_group: taco::all_cores() belongs to the run (every core and MESH's broadcasts use "
+                  "it until the run ends); do not destroy it. To free a tree of your own, build it with "
+                  "taco::make_group over your objects and destroy that one");
+    detail::destroy_nodes(g);
 }
 
 } // namespace taco

@@ -52,7 +52,8 @@ constexpr task_clock::duration saturating_duration(std::chrono::duration<Rep, Pe
         // that fits; without them (32-bit targets), long double's 64-bit
         // mantissa is exact up to 2^64 and off by at most a tick beyond.
 #ifdef __SIZEOF_INT128__
-        const __int128 ticks = static_cast<__int128>(d.count()) * factor::num / factor::den;
+        __extension__ typedef __int128 wide; // a GNU extension, in g++ and clang alike
+        const wide ticks = static_cast<wide>(d.count()) * factor::num / factor::den;
         if (ticks > hi) return out::max();
         if (ticks < lo) return out::min();
 #else

@@ -2,8 +2,11 @@
 // A coroutine that overflows its stack hits the guard page below it
 // (pooled_stack.hpp). Without help that is a bare SIGSEGV; with this
 // handler the program first says which coroutine overflowed, on which core,
-// and how large its stack was, then dies of the same SIGSEGV (so a process
-// core is still reported as killed by a signal, and core dumps still work).
+// and how large its stack was, then calls abort(), as Rust does after its
+// "has overflowed its stack" message: the death is the one every other fatal
+// error the runtime reports ends in (SIGABRT, a core dump where enabled), and
+// a user's SIGABRT handler (a crash reporter) runs, while a re-raised SIGSEGV
+// would look like a stray memory fault.
 //
 // The handler runs on an alternate signal stack (the faulting stack has no
 // room left), installed per thread the first time its core starts a
@@ -16,6 +19,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 
@@ -71,8 +75,7 @@ inline void on_segv(int sig, siginfo_t* si, void* uc) {
         l.put("-byte stack (taco::coroutine_stack_size when it was spawned); raise taco::coroutine_stack_size "
               "before spawning, or move large locals to the heap\n");
         [[maybe_unused]] auto w = ::write(2, l.text, l.n);
-        ::signal(SIGSEGV, SIG_DFL); // returning re-runs the access: the default action ends the process
-        return;
+        ::abort(); // async-signal-safe; ends the process even if a SIGABRT handler returns
     }
     if (previous.sa_flags & SA_SIGINFO) {
         previous.sa_sigaction(sig, si, uc);
