@@ -12,6 +12,11 @@
 #include <mesh/mesh.hpp>
 #include <taco/taco.hpp>
 #include <tacomesh/scc/emulated/platform.hpp>
+#include <test_support.hpp>
+
+#include <sys/resource.h>
+#include <cstdio>
+#include <cstdlib>
 
 namespace scc = tacomesh::scc::emulated;
 
@@ -58,6 +63,38 @@ TEST_CASE("SCC emulation: TACO invocations, futures and a reduce over every core
         REQUIRE(report.cycles.size() == 6);
         for (auto c : report.cycles) CHECK(c > 0); // every core paid for its messages
     }
+}
+
+TEST_CASE("SCC emulation: a host thread the system refuses fails the run with a message, not std::terminate",
+          "[scc][platform][misuse]") {
+    if (test::sanitized) return; // address-space limits and sanitizers' shadow memory do not mix
+    auto r = test::run_in_child([] {
+        // Room for the run's memory (small regions below) and a few thread
+        // stacks, not for 47 (8 MiB each), above what this process has mapped.
+        std::size_t pages = 0;
+        if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+            if (std::fscanf(f, "%zu", &pages) != 1) pages = 0;
+            std::fclose(f);
+        }
+        rlimit as{};
+        ::getrlimit(RLIMIT_AS, &as);
+        as.rlim_cur = pages * std::size_t(::sysconf(_SC_PAGESIZE)) + (std::size_t(96) << 20);
+        ::setrlimit(RLIMIT_AS, &as);
+        try {
+            taco::run(scc::config{.cores = 48, .cached_bytes = 1 << 20, .write_through_bytes = 1 << 20,
+                                  .non_cached_bytes = 1 << 20, .private_bytes = 1 << 16},
+                      [] {});
+        } catch (const std::runtime_error& e) {
+            std::fprintf(stderr, "%s\n", e.what());
+            std::_Exit(3);
+        }
+        std::_Exit(0);
+    });
+    INFO(r.err);
+    REQUIRE_FALSE(r.aborted);
+    REQUIRE(r.err.find("cannot start the thread of emulated core") != std::string::npos);
+    REQUIRE(r.err.find("of 48") != std::string::npos);
+    REQUIRE(r.err.find("config.cores") != std::string::npos);
 }
 
 TEST_CASE("SCC emulation: a MESH shared object written on core 0 is read on every core, each controller", "[scc][platform]") {

@@ -29,6 +29,7 @@
 
 #include <taco/core_failure.hpp>
 #include <taco/core_id.hpp>
+#include <taco/platform/core_threads.hpp>
 #include <tacomesh/mpi/session.hpp>
 
 namespace tacomesh::mpi::detail {
@@ -40,7 +41,8 @@ public:
     /// Collective over the run's communicator; starts the thread.
     failure_watch(const session& s, MPI_Comm run, taco::core_id cores, std::chrono::milliseconds timeout)
         : s_(s), comm_(dup(run)), cores_(cores), timeout_(timeout), heard_(std::size_t(s.ranks()), clock::now()),
-          thread_([this] { watch(); }) {}
+          thread_(taco::detail::start_helper_thread([this] { watch(); }, "tacomesh::mpi",
+                                                    "the failure watch (config.failure_timeout; 0 turns it off)")) {}
     ~failure_watch() {
         {
             std::lock_guard lock(mutex_);

@@ -59,12 +59,14 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <type_traits>
 #include <vector>
 
 #include <taco/core_failure.hpp>
 #include <taco/core_id.hpp>
+#include <taco/platform/core_threads.hpp>
 #include <taco/platform/platform.hpp>
 #include <taco/platform/remote_memory.hpp>
 #include <tacomesh/mpi/failure_watch.hpp>
@@ -125,6 +127,12 @@ struct config {
 };
 
 namespace detail {
+
+/// A run that could not start its cores on some rank; thrown on every rank
+/// alike (platform::all_started).
+struct start_refused : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 
 /// What the cores of one rank share during a run.
 struct run_state {
@@ -469,6 +477,9 @@ private:
             detail::run_state rs;
             try {
                 run(s, cmd, rs, entry, &args);
+            } catch (const detail::start_refused&) {
+                // Every rank threw it together, before any core ran: rank 0
+                // reports it, and the job goes on to its next run.
             } catch (const std::exception& e) {
                 std::fprintf(stderr, "tacomesh::mpi: rank %d: %s\n", s.rank(), e.what());
                 MPI_Abort(MPI_COMM_WORLD, 1);
@@ -503,19 +514,26 @@ private:
             rs.watch = std::make_unique<detail::failure_watch>(s, rs.comm, rs.cores,
                                                                std::chrono::milliseconds(cmd.failure_timeout_ms));
 
-        std::vector<std::exception_ptr> errors(mine.size());
-        auto core_main = [&](std::size_t k) {
-            try {
-                endpoint ep(rs, mine[k]);
-                entry(ep, arg);
-            } catch (...) {
-                errors[k] = std::current_exception();
-            }
-        };
-        std::vector<std::thread> threads;
-        for (std::size_t k = 1; k < mine.size(); ++k) threads.emplace_back(core_main, k);
-        if (!mine.empty()) core_main(0);
-        for (auto& t : threads) t.join();
+        std::exception_ptr error;
+        try {
+            taco::detail::run_core_threads(
+                mine.size(),
+                [&](std::size_t k) {
+                    endpoint ep(rs, mine[k]);
+                    entry(ep, arg);
+                },
+                "tacomesh::mpi",
+                [&](std::size_t k) {
+                    return "core " + std::to_string(mine[k]) + " (" + std::to_string(k + 1) + " of " +
+                           std::to_string(mine.size()) + " on rank " + std::to_string(rs.rank) + ")";
+                },
+                "run fewer cores per rank (config.cores, or more ranks), or raise the limit (ulimit -u, memory)",
+                [&](bool started_here, const std::string& why) { return all_started(rs, started_here, why); });
+        } catch (...) {
+            // The other ranks go on to the end-of-run barrier below, so this
+            // one must too, or they would wait for it for ever.
+            error = std::current_exception();
+        }
         if (rs.host && rs.rank == 0) rs.rings_to_core0 = rs.host->header_of(0).connected.load(std::memory_order_relaxed);
         try {
             if (rs.watch && rs.watch->failed()) rs.watch->throw_failure();
@@ -528,8 +546,23 @@ private:
             if (rs.host) rs.host->abandon();
             throw;
         }
-        for (auto& e : errors)
-            if (e) std::rethrow_exception(e);
+        if (error) std::rethrow_exception(error);
+    }
+
+    /// Collective, before any core runs: a core of a rank that gives up
+    /// would never answer the others' cores, so either every rank goes on,
+    /// or every rank throws the report of the first rank that could not
+    /// start its threads (rank 0's taco::run gives it to the program).
+    static bool all_started(detail::run_state& rs, bool started_here, const std::string& why) {
+        int first_refused = started_here ? rs.ranks : rs.rank;
+        detail::check(MPI_Allreduce(MPI_IN_PLACE, &first_refused, 1, MPI_INT, MPI_MIN, rs.comm), "MPI_Allreduce");
+        if (first_refused == rs.ranks) return true;
+        char report[512] = {};
+        if (rs.rank == first_refused) why.copy(report, sizeof report - 1);
+        detail::check(MPI_Bcast(report, sizeof report, MPI_CHAR, first_refused, rs.comm), "MPI_Bcast");
+        std::string_view what(report);
+        if (constexpr std::string_view who = "tacomesh::mpi: "; what.starts_with(who)) what.remove_prefix(who.size());
+        throw detail::start_refused("tacomesh::mpi: rank " + std::to_string(first_refused) + ": " + std::string(what));
     }
 
     /// Every rank takes what reaches its cores (and drops it: they have

@@ -18,8 +18,8 @@ inline void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected,
     ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE,
               expected, timeout, nullptr, 0);
 }
-inline void futex_wake(std::atomic<std::uint32_t>& word, bool shared) noexcept {
-    ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, 1,
+inline void futex_wake(std::atomic<std::uint32_t>& word, bool shared, int waiters = 1) noexcept {
+    ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, waiters,
               nullptr, nullptr, 0);
 }
 

@@ -34,6 +34,7 @@
 #include <thread>
 #include <vector>
 
+#include <taco/platform/core_threads.hpp>
 #include <taco/platform/memory_endpoint.hpp>
 #include <tacomesh/posix/cpu_relax.hpp>
 #include <tacomesh/posix/processes.hpp>
@@ -308,7 +309,10 @@ private:
     class thread_watch {
     public:
         explicit thread_watch(const detail::shared_state& s) {
-            if (s.cfg.liveness().count() > 0) thread_ = std::thread([this, &s] { watch(s); });
+            if (s.cfg.liveness().count() > 0)
+                thread_ = taco::detail::start_helper_thread([this, &s] { watch(s); }, "tacomesh::posix",
+                                                            "the liveness watch (config.liveness_timeout; "
+                                                            "0 turns the watch off)");
         }
         ~thread_watch() {
             if (!thread_.joinable()) return;
@@ -344,43 +348,19 @@ private:
     };
 
     static void launch_threads(detail::shared_state& s, void (*entry)(endpoint&, void*), void* arg) {
-        // Every thread waits at a gate until all exist: if the system refuses
-        // one (thread limit, memory), the others have run nothing yet and
-        // leave, and the run fails with a message instead of terminating
-        // with live threads.
-        enum : int { wait, go, give_up };
-        std::atomic<int> gate{wait};
-        auto core_main = [&](core_id id) {
-            gate.wait(wait, std::memory_order_acquire);
-            if (gate.load(std::memory_order_acquire) == give_up) return;
-            pin(s, id);
-            endpoint ep(s, id);
-            entry(ep, arg);
-            s.records[id].finished.store(1, std::memory_order_release);
-        };
-        std::vector<std::thread> threads;
-        threads.reserve(s.cfg.cores - 1);
-        try {
-            for (core_id id = 1; id < s.cfg.cores; ++id) threads.emplace_back(core_main, id);
-        } catch (const std::system_error& e) {
-            gate.store(give_up, std::memory_order_release);
-            gate.notify_all();
-            for (auto& t : threads) t.join();
-            throw std::runtime_error("tacomesh::posix: cannot start the thread of core " +
-                                     std::to_string(threads.size() + 1) + " of " + std::to_string(s.cfg.cores) +
-                                     " (" + e.what() + "); use fewer cores, or raise the limit (ulimit -u, memory)");
-        }
-        gate.store(go, std::memory_order_release);
-        gate.notify_all();
-        thread_watch watch(s);
-        std::exception_ptr error;
-        try {
-            core_main(0);
-        } catch (...) {
-            error = std::current_exception();
-        }
-        for (auto& t : threads) t.join();
-        if (error) std::rethrow_exception(error);
+        thread_watch watch(s); // before the cores: a refused watch thread fails the run before any core runs
+        taco::detail::run_core_threads(
+            s.cfg.cores,
+            [&](std::size_t k) {
+                const auto id = core_id(k);
+                pin(s, id);
+                endpoint ep(s, id);
+                entry(ep, arg);
+                s.records[id].finished.store(1, std::memory_order_release);
+            },
+            "tacomesh::posix",
+            [&](std::size_t k) { return "core " + std::to_string(k) + " of " + std::to_string(s.cfg.cores); },
+            "use fewer cores (config.cores), or raise the limit (ulimit -u, memory)");
     }
 };
 

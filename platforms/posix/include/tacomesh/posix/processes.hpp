@@ -15,8 +15,10 @@
 
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include <taco/platform/core_threads.hpp>
 #include <tacomesh/posix/futex.hpp>
 #include <tacomesh/posix/liveness.hpp>
 #include <tacomesh/posix/shared_state.hpp>
@@ -57,6 +60,9 @@ template <class Endpoint>
     // Die with the launcher rather than spin forever if it is killed.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(0);
+    std::uint32_t gate;
+    while ((gate = s.start_gate->load(std::memory_order_acquire)) == 0) futex_wait(*s.start_gate, 0, true);
+    if (gate != 1) ::_exit(0); // the launcher could not fork another core: nothing ran
     pin(s, id);
     int status = 0;
     try {
@@ -76,6 +82,15 @@ template <class Endpoint>
     ::_exit(status);
 }
 
+/// A core could not be started: the forked ones, still at the start gate,
+/// leave without running anything, and are reaped.
+inline void give_up(shared_state& s, const std::vector<pid_t>& pids) {
+    s.start_gate->store(2, std::memory_order_release);
+    futex_wake(*s.start_gate, true, INT_MAX);
+    for (const pid_t pid : pids)
+        if (pid > 0) ::waitpid(pid, nullptr, 0);
+}
+
 template <class Endpoint>
 void launch_processes(shared_state& s, void (*entry)(Endpoint&, void*), void* arg,
                       void (*pin)(const shared_state&, core_id)) {
@@ -88,9 +103,11 @@ void launch_processes(shared_state& s, void (*entry)(Endpoint&, void*), void* ar
         if (pid == 0) core_process<Endpoint>(s, id, parent, entry, arg, pin);
         if (pid < 0) {
             const int err = errno;
-            for (core_id k = 1; k < id; ++k) ::kill(pids[k], SIGKILL), ::waitpid(pids[k], nullptr, 0);
-            throw std::runtime_error("tacomesh::posix: cannot fork core " + std::to_string(id) + ": " +
-                                     std::strerror(err));
+            give_up(s, pids);
+            throw std::runtime_error("tacomesh::posix: cannot fork the process of core " + std::to_string(id) +
+                                     " of " + std::to_string(n) + " (" + std::strerror(err) +
+                                     "); use fewer cores (config.cores) or thread mode, or raise the limit "
+                                     "(ulimit -u, memory)");
         }
         pids[id] = pid;
     }
@@ -98,7 +115,7 @@ void launch_processes(shared_state& s, void (*entry)(Endpoint&, void*), void* ar
     // The watcher polls with WNOHANG (a blocking wait would watch one pid at a
     // time); 1 ms between rounds costs nothing measurable on core 0.
     std::atomic<bool> core0_done{false};
-    std::thread watcher([&] {
+    auto watch = [&] {
         const auto timeout = s.cfg.liveness();
         liveness_watch live(s, timeout);
         auto next_check = liveness_watch::clock::now();
@@ -157,7 +174,19 @@ void launch_processes(shared_state& s, void (*entry)(Endpoint&, void*), void* ar
                 std::this_thread::sleep_for(core0_done.load(std::memory_order_relaxed) ? std::chrono::microseconds(100)
                                                                                        : std::chrono::microseconds(1000));
         }
-    });
+    };
+    std::thread watcher;
+    try {
+        watcher = taco::detail::start_helper_thread(watch, "tacomesh::posix",
+                                                    "the core processes' watcher (process mode needs it)");
+    } catch (...) {
+        give_up(s, pids);
+        throw;
+    }
+    // Every core exists: open the gate (release: the children read the
+    // shared state as the launcher left it).
+    s.start_gate->store(1, std::memory_order_release);
+    futex_wake(*s.start_gate, true, INT_MAX);
 
     std::exception_ptr error;
     try {

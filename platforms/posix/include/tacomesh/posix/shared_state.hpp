@@ -145,6 +145,7 @@ struct shared_state {
         records = static_cast<core_record*>(memory.allocate(sizeof(core_record) * c.cores));
         for (core_id i = 0; i < c.cores; ++i) ::new (&records[i]) core_record{};
         rings = ::new (memory.allocate(sizeof(std::atomic<std::size_t>))) std::atomic<std::size_t>{0};
+        start_gate = ::new (memory.allocate(sizeof(std::atomic<std::uint32_t>))) std::atomic<std::uint32_t>{0};
         cpu_set_t set;
         CPU_ZERO(&set);
         if (::sched_getaffinity(0, sizeof set, &set) == 0)
@@ -160,6 +161,9 @@ struct shared_state {
     memory_regions regions;
     core_record* records;
     std::atomic<std::size_t>* rings;
+    /// Process mode: forked cores wait here until every one exists (0), then
+    /// run (1) or leave without running anything (2).
+    std::atomic<std::uint32_t>* start_gate;
     std::vector<int> cpus;
     bool oversubscribed;
     // Process mode, in the launching process only: set by the watcher when a

@@ -48,6 +48,7 @@
 #include <time.h>
 
 #include <taco/core_id.hpp>
+#include <taco/platform/core_threads.hpp>
 #include <taco/platform/memory_endpoint.hpp>
 #include <taco/platform/on_chip_memory.hpp>
 #include <taco/platform/platform.hpp>
@@ -348,25 +349,17 @@ public:
             entry(ep, arg);
             s.cycles[id] = ep.cycles();
         };
-        std::vector<std::thread> threads;
-        std::vector<std::exception_ptr> errors(c.cores);
-        for (taco::core_id id = 1; id < c.cores; ++id)
-            threads.emplace_back([&, id] {
-                try {
-                    core_main(id);
-                } catch (...) {
-                    errors[id] = std::current_exception();
-                }
-            });
-        try {
-            core_main(0);
-        } catch (...) {
-            errors[0] = std::current_exception();
-        }
-        for (auto& t : threads) t.join();
-        if (c.report) c.report->cycles = s.cycles;
-        for (auto& e : errors)
-            if (e) std::rethrow_exception(e);
+        struct report_cycles { // also when a core failed: the report holds what ran
+            const config& c;
+            detail::run_state& s;
+            ~report_cycles() {
+                if (c.report) c.report->cycles = s.cycles;
+            }
+        } report{c, s};
+        taco::detail::run_core_threads(
+            c.cores, [&](std::size_t k) { core_main(taco::core_id(k)); }, "tacomesh::scc (emulated)",
+            [&](std::size_t k) { return "emulated core " + std::to_string(k) + " of " + std::to_string(c.cores); },
+            "emulate fewer cores (config.cores), or raise the host's limit (ulimit -u, memory)");
     }
 };
 
