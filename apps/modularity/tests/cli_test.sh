@@ -33,6 +33,11 @@ expect 0 "\"clusters\": $karate_clusters," -- "$bin" --json --quiet --algorithm 
 [[ $(sort -un "$tmp/ids" | tr '\n' ' ') == "0 1 2 3 4 5 " ]] || fail "--output ids: $(sort -un "$tmp/ids" | tr '\n' ' ')"
 [[ $(head -1 "$tmp/ids") == 0 ]] || fail "--output: vertex 1 is not in cluster 0"
 
+# --max-steps 0: no move at all (the singletons), not "until converged"
+expect 0 '"steps": 0,' -- "$bin" --json --quiet --algorithm greedy --max-steps 0 "$data/karate.graph.gz"
+grep -q '"clusters": 34,' "$tmp/out" || fail "--max-steps 0: expected the 34 singletons in $(cat "$tmp/out")"
+expect 0 '"steps": 3,' -- "$bin" --json --quiet --algorithm greedy --max-steps 3 "$data/karate.graph.gz"
+
 # multilevel (default) and --members with the file's names
 expect 0 '^modularity Q = 0\.2750 with 3 clusters' -- "$bin" --quiet --members "$data/WorldImport1999.el"
 grep -Eq '^  cluster 1 \([0-9]+\): [A-Z]{3} ' "$tmp/out" || fail "--members lists no named vertices"
@@ -41,6 +46,7 @@ grep -Eq '^  cluster 1 \([0-9]+\): [A-Z]{3} ' "$tmp/out" || fail "--members list
 expect 2 'unknown option .--bogus.' -- "$bin" --bogus "$data/karate.graph.gz"
 expect 2 '--cores must be at least 1' -- "$bin" --cores 0 "$data/karate.graph.gz"
 expect 2 '--max-steps needs a non-negative integer' -- "$bin" --max-steps -3 "$data/karate.graph.gz"
+expect 2 '--max-steps applies to the greedy algorithm only' -- "$bin" --max-steps 5 "$data/karate.graph.gz"
 expect 2 'unknown map variant .xyz.' -- "$bin" --maps xyz "$data/karate.graph.gz"
 expect 2 'controller none with --platform processes' -- "$bin" --controller none --platform processes "$data/karate.graph.gz"
 expect 2 'no graph file given' -- "$bin" --json

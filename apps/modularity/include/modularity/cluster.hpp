@@ -10,6 +10,7 @@
 //   modularity::cluster_result r = modularity::cluster_graph(modularity::read_graph("g.graph.gz"), o);
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -42,7 +43,10 @@ struct cluster_options {
     execution_mode platform = execution_mode::threads;
     controller_kind controller = controller_kind::timestamp;
     maps_kind maps = maps_kind::mix;
-    std::uint64_t max_steps = 0; ///< greedy: 0 = until converged
+    /// Greedy: at most this many moves (0: none, the singletons' Q); unset:
+    /// until no move gains. An optional, not 0 for "unset": --max-steps 0
+    /// once ran to convergence.
+    std::optional<std::uint64_t> max_steps;
     std::uint64_t seed = 1;
     double effort = 1; ///< multilevel: more rounds on small graphs (see ensemble_search.hpp)
     /// Called on core 0 as the search goes: (steps, Q, clusters).
@@ -66,6 +70,9 @@ struct cluster_result {
 inline void check(const cluster_options& o) {
     if (o.cores < 1) throw std::invalid_argument("--cores must be at least 1");
     if (o.cores > 1024) throw std::invalid_argument("--cores " + std::to_string(o.cores) + ": at most 1024");
+    if (o.max_steps && o.algo != algorithm::greedy)
+        throw std::invalid_argument("--max-steps applies to the greedy algorithm only (--algorithm greedy); the "
+                                    "multilevel search ends by --effort");
     if (o.controller == controller_kind::none && o.platform == execution_mode::processes && o.cores > 1)
         throw std::invalid_argument(
             "--controller none with --platform processes: each core process caches the shared graph privately, "

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -141,7 +142,7 @@ private:
 };
 
 struct greedy_params {
-    std::uint64_t max_steps = 0; ///< 0: until no move gains more than min_gain
+    std::optional<std::uint64_t> max_steps; ///< unset: until no move gains more than min_gain
     double min_gain = 1e-12;
     /// Called on core 0 after each step: (steps so far, Q, clusters).
     std::function<void(std::uint64_t, double, vertex)> progress;
@@ -242,7 +243,7 @@ greedy_result greedy_search(const graph_data& data, const greedy_params& params)
     const auto t0 = std::chrono::steady_clock::now();
     const std::uint64_t ticks0 = params.ticks ? params.ticks() : 0;
     for (;;) {
-        if (params.max_steps && r.steps == params.max_steps) break;
+        if (params.max_steps && r.steps == *params.max_steps) break;
         const best_move m = taco::reduce(group, taco::m2f(&worker::best), best_of{}).get();
         if (!m.found() || m.gain <= params.min_gain) {
             check_converged(graph, clustering, check, params.min_gain);
