@@ -30,6 +30,12 @@ expect "q09 data-parallel, processes" \
 expect "explain: a line per core" "$(grep -c '^  core [01]: [0-9]* rows in [0-9.]* ms$' "$tmp/err")" "2"
 expect "explain: the cores' rows add up" "$(awk '/^  core [01]: /{n += $3} END{print n}' "$tmp/err")" "$(answer q09.rq)"
 
+# A store of no triples (from an empty file) opens and answers nothing, without an error.
+: > "$tmp/empty.nt"
+"$cli" load --data "$tmp/empty.nt" --output "$tmp/empty.store" --quiet || fail "load of an empty file"
+out=$("$cli" query --data "$tmp/empty.store" "$data/queries/q01.rq" --count --quiet 2>"$tmp/err"); rc=$?
+expect "empty store: status" "$rc" "0"; expect "empty store: rows" "$out" "0"; expect "empty store: stderr" "$(cat "$tmp/err")" ""
+
 # Inference at load: raw data + the ontology answer as the inferred file does.
 "$cli" load --data "$data/lubm1-raw.nt.gz" --infer "$data/univ-bench.owl" --output "$tmp/raw.store" 2>"$tmp/err" || fail "load --infer"
 grep -q "inference: [0-9]* triples added" "$tmp/err" || fail "load --infer reports the triples added: $(cat "$tmp/err")"
