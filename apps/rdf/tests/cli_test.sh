@@ -36,6 +36,19 @@ expect "explain: the cores' rows add up" "$(awk '/^  core [01]: /{n += $3} END{p
 out=$("$cli" query --data "$tmp/empty.store" "$data/queries/q01.rq" --count --quiet 2>"$tmp/err"); rc=$?
 expect "empty store: status" "$rc" "0"; expect "empty store: rows" "$out" "0"; expect "empty store: stderr" "$(cat "$tmp/err")" ""
 
+# --explain with a constant the data lacks: the plan shows it as the query wrote it.
+printf 'SELECT ?x WHERE { ?x <http://e/nothing> <http://e/o> . ?x ?p ?y }\n' > "$tmp/missing.rq"
+out=$("$cli" query --data "$tmp/lubm.store" "$tmp/missing.rq" --explain --count 2>"$tmp/err"); rc=$?
+expect "explain, constant not in the data: status" "$rc" "0"; expect "explain, constant not in the data: rows" "$out" "0"
+grep -q "<http://e/nothing> (not in the data)" "$tmp/err" || fail "explain names the missing constant: $(cat "$tmp/err")"
+
+# bench: a query that does not parse is named, with its line and column, whichever of the files it is.
+printf 'SELECT ?x WHERE {\n  ?x ?p ?o OPTIONAL { ?x ?p ?o } }\n' > "$tmp/second.rq"
+out=$("$cli" bench --data "$tmp/lubm.store" "$data/queries/q01.rq" "$tmp/second.rq" --runs 1 --quiet 2>"$tmp/err"); rc=$?
+expect "bench, bad second query: status" "$rc" "1"; expect "bench, bad second query: stdout" "$out" ""
+grep -q "second.rq: line 2, column 12: OPTIONAL" "$tmp/err" || fail "bench names the bad query: $(cat "$tmp/err")"
+grep -q "q01.rq" "$tmp/err" && fail "bench blames the good query: $(cat "$tmp/err")"
+
 # Inference at load: raw data + the ontology answer as the inferred file does.
 "$cli" load --data "$data/lubm1-raw.nt.gz" --infer "$data/univ-bench.owl" --output "$tmp/raw.store" 2>"$tmp/err" || fail "load --infer"
 grep -q "inference: [0-9]* triples added" "$tmp/err" || fail "load --infer reports the triples added: $(cat "$tmp/err")"

@@ -171,6 +171,10 @@ void on_cluster(rdf::store& s, const options& o, taco::core_id cores, F&& fn) {
     rdf::with_cluster(s, {cores, o.where.platform}, std::forward<F>(fn));
 }
 
+std::string shown_name(const std::string& path) { return path == "-" ? "standard input" : path; }
+
+/// A query file's text, parsed once here so that a mistake is reported
+/// with the file it is in, before any data is loaded.
 std::string read_query(const std::string& path) {
     std::stringstream ss;
     if (path == "-") ss << std::cin.rdbuf();
@@ -179,7 +183,13 @@ std::string read_query(const std::string& path) {
         if (!f) throw std::runtime_error(path + ": cannot open");
         ss << f.rdbuf();
     }
-    return ss.str();
+    std::string text = ss.str();
+    try {
+        (void)rdf::parse_query(text);
+    } catch (const rdf::query_error& e) {
+        throw std::runtime_error(shown_name(path) + ": " + e.what()); // what(): "line L, column C: ..."
+    }
+    return text;
 }
 
 double since(std::chrono::steady_clock::time_point t0) {
@@ -237,12 +247,21 @@ loaded load_inputs(const options& o) {
 }
 
 void explain(const rdf::query_answer& a, const std::string& text, const rdf::store_view& v) {
-    const rdf::prepared_query p = rdf::prepare(text, v);
-    std::fprintf(stderr, "plan (estimated %.0f rows):\n", a.used.estimated_rows);
+    // Constants as the query wrote them: one the data lacks has no id to look up.
+    const rdf::query q = rdf::parse_query(text);
+    const rdf::encoded_query e = rdf::encode(q, v.dict);
+    std::fprintf(stderr, "plan (estimated %.0f rows%s):\n", a.used.estimated_rows,
+                 e.unsatisfiable ? "; a constant is not in the data, so none match" : "");
     for (const auto& st : a.used.steps) {
-        const auto& pat = p.encoded.patterns[st.pattern];
+        const auto& pat = e.patterns[st.pattern];
+        const rdf::pattern_term* written[] = {&q.patterns[st.pattern].s, &q.patterns[st.pattern].p, &q.patterns[st.pattern].o};
         std::string s;
-        for (const auto& sl : pat.at) s += (sl.is_var() ? "?" + p.encoded.variables[sl.var] : std::string(v.dict.key(sl.id))) + " ";
+        for (std::size_t i = 0; i < 3; ++i) {
+            const rdf::slot& sl = pat.at[i];
+            if (sl.is_var()) s += "?" + e.variables[sl.var];
+            else s += rdf::key(written[i]->constant) + (sl.id == rdf::no_term ? " (not in the data)" : "");
+            s += " ";
+        }
         std::fprintf(stderr, "  %-5s %s  %s~ %.0f rows\n", rdf::name(st.kind), rdf::name(st.index), s.c_str(), st.estimate);
     }
 }
@@ -395,8 +414,6 @@ int main(int argc, char** argv) {
         if (o.command == "load") return run_load_command(o);
         if (o.command == "query") return run_query_command(o);
         return run_bench_command(o);
-    } catch (const rdf::query_error& e) {
-        std::fprintf(stderr, "tacomesh-rdf: %s: %s\n", o.queries.empty() ? "query" : o.queries[0].c_str(), e.what());
     } catch (const rdf::load_error& e) {
         std::fprintf(stderr, "tacomesh-rdf: %s\n", e.what());
     } catch (const std::exception& e) {
