@@ -89,4 +89,33 @@ expect "--model task for one query: status" "$rc" "2"; grep -q "bench" "$tmp/err
 head -c 1000 "$tmp/lubm.store" > "$tmp/cut.store"
 "$cli" query --data "$tmp/cut.store" "$data/queries/q01.rq" >/dev/null 2>"$tmp/err"; rc=$?
 expect "truncated store: status" "$rc" "1"; grep -q "truncated\|corrupt" "$tmp/err" || fail "truncated store: $(cat "$tmp/err")"
+# Every input is read right or refused, naming it (and the line and column in text): status 1
+# for a bad file, 2 for bad usage, nothing on stdout.
+refused() { # what, status, message pattern, arguments...
+  local what=$1 status=$2 pattern=$3; shift 3
+  out=$("$cli" "$@" 2>"$tmp/err"); rc=$?
+  expect "$what: status" "$rc" "$status"; expect "$what: stdout" "$out" ""
+  grep -q -- "$pattern" "$tmp/err" || fail "$what: wanted '$pattern' in: $(cat "$tmp/err")"
+}
+q01=$data/queries/q01.rq
+refused "query file missing" 1 "nonexistent.rq: cannot open" query --data "$tmp/lubm.store" "$tmp/nonexistent.rq"
+refused "query file a directory" 1 "$tmp: is a directory" query --data "$tmp/lubm.store" "$tmp"
+refused "data a directory" 1 "$tmp: cannot read: Is a directory" query --data "$tmp" "$q01"
+refused "ontology missing" 1 "nonexistent.owl: cannot open" query --data "$tmp/lubm.store" --infer "$tmp/nonexistent.owl" "$q01"
+: > "$tmp/empty.rq"
+refused "empty query" 1 "empty.rq: line 1, column 1: empty query" query --data "$tmp/lubm.store" "$tmp/empty.rq"
+printf 'SELECT * { ?s ?p ?o }\n} garbage\n' > "$tmp/trailing.rq"
+refused "query with trailing garbage" 1 "trailing.rq: line 2, column 1: expected end of query, found '}'" \
+  query --data "$tmp/lubm.store" "$tmp/trailing.rq"
+head -c 50000 "$data/lubm1-raw.nt.gz" > "$tmp/cut.nt.gz"
+refused "truncated gzip" 1 "cut.nt.gz: corrupt or truncated gzip data" query --data "$tmp/cut.nt.gz" "$q01"
+printf '@prefix : <http://e/> .\n:a :p :b .\n:a :p .\n' > "$tmp/bad.ttl"
+refused "malformed Turtle" 1 "bad.ttl:3: syntax error" query --data "$tmp/bad.ttl" "$q01"
+refused "--cores 99999999999" 2 "--cores 99999999999: from 1 to 1024" query --data "$tmp/lubm.store" "$q01" --cores 99999999999
+refused "--cores -1" 2 "--cores wants a whole number, not '-1'" query --data "$tmp/lubm.store" "$q01" --cores -1
+refused "--runs 0" 2 "--runs 0: from 1 to" bench --data "$tmp/lubm.store" "$q01" --runs 0
+refused "--repeat 0" 2 "--repeat 0: from 1 to" bench --data "$tmp/lubm.store" "$q01" --repeat 0
+refused "--repeat too large" 2 "--repeat 123456789012345678901234567890: from 1 to" bench --data "$tmp/lubm.store" "$q01" \
+  --repeat 123456789012345678901234567890
+refused "store output a directory" 1 "$tmp: cannot replace: Is a directory" load --data "$tmp/empty.nt" --output "$tmp" --quiet
 echo "cli: all checks passed"

@@ -3,9 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -88,10 +91,15 @@ struct options {
     std::uint64_t repeat = 20, runs = 5;
 };
 
-std::uint64_t number(const std::string& opt, const std::string& v) {
-    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 9)
+/// A whole-number option's value, from lo to hi: out of range is a usage
+/// error, never a value quietly raised or lowered to fit.
+std::uint64_t number(const std::string& opt, const std::string& v, std::uint64_t lo, std::uint64_t hi) {
+    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
         usage_error(opt + " wants a whole number, not '" + v + "'");
-    return std::stoull(v);
+    const std::size_t digits = v.size() - std::min(v.find_first_not_of('0'), v.size());
+    const std::uint64_t n = digits > 18 ? hi + 1 : std::stoull(v); // 19 digits may not fit; any that many is too large
+    if (n < lo || n > hi) usage_error(opt + " " + v + ": from " + std::to_string(lo) + " to " + std::to_string(hi));
+    return n;
 }
 
 options parse(int argc, char** argv) {
@@ -105,11 +113,7 @@ options parse(int argc, char** argv) {
     if (o.command != "load" && o.command != "query" && o.command != "bench")
         usage_error("unknown command '" + o.command + "' (load, query, bench)");
     const tacomesh::cli::core_option_readers readers{
-        .cores = [](const std::string& flag, const std::string& v) {
-            const auto n = number(flag, v);
-            if (n < 1 || n > 1024) usage_error("--cores " + std::to_string(n) + ": from 1 to 1024");
-            return taco::core_id(n);
-        },
+        .cores = [](const std::string& flag, const std::string& v) { return taco::core_id(number(flag, v, 1, 1024)); },
         .controller = {},
     };
     for (int i = 2; i < argc; ++i) {
@@ -139,8 +143,8 @@ options parse(int argc, char** argv) {
             } else if (a == "--json") o.json = true;
             else if (a == "--explain") o.explain = true;
             else if (a == "--quiet") o.quiet = true;
-            else if (a == "--repeat") o.repeat = std::max<std::uint64_t>(1, number(a, value()));
-            else if (a == "--runs") o.runs = std::max<std::uint64_t>(1, number(a, value()));
+            else if (a == "--repeat") o.repeat = number(a, value(), 1, 1000000);
+            else if (a == "--runs") o.runs = number(a, value(), 1, 1000000);
             else if (a.size() > 1 && a[0] == '-' && a != "-") usage_error("unknown option '" + a + "'");
             else if (o.command == "load") o.data.push_back(a);
             else o.queries.push_back(a);
@@ -177,11 +181,17 @@ std::string shown_name(const std::string& path) { return path == "-" ? "standard
 /// with the file it is in, before any data is loaded.
 std::string read_query(const std::string& path) {
     std::stringstream ss;
-    if (path == "-") ss << std::cin.rdbuf();
-    else {
+    if (path == "-") {
+        if (std::cin.peek() != std::istream::traits_type::eof()) ss << std::cin.rdbuf();
+        if (std::cin.bad()) throw std::runtime_error("standard input: cannot read");
+    } else {
+        // A directory opens and reads as empty: it would be reported as an empty query.
+        std::error_code ec;
+        if (std::filesystem::is_directory(path, ec)) throw std::runtime_error(path + ": is a directory, not a query file");
         std::ifstream f(path, std::ios::binary);
-        if (!f) throw std::runtime_error(path + ": cannot open");
-        ss << f.rdbuf();
+        if (!f) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+        if (f.peek() != std::ifstream::traits_type::eof()) ss << f.rdbuf();
+        if (f.bad()) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
     }
     std::string text = ss.str();
     try {
