@@ -111,6 +111,8 @@ head -c 50000 "$data/lubm1-raw.nt.gz" > "$tmp/cut.nt.gz"
 refused "truncated gzip" 1 "cut.nt.gz: corrupt or truncated gzip data" query --data "$tmp/cut.nt.gz" "$q01"
 printf '@prefix : <http://e/> .\n:a :p :b .\n:a :p .\n' > "$tmp/bad.ttl"
 refused "malformed Turtle" 1 "bad.ttl:3: syntax error" query --data "$tmp/bad.ttl" "$q01"
+printf '<?xml version="1.0"?>\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\n<rdf:Description rdf:about="http://e/a">\n</rdf:Descriptio>\n</rdf:RDF>\n' > "$tmp/bad.rdf"
+refused "malformed RDF/XML" 1 "bad.rdf:4: XML parser error" query --data "$tmp/bad.rdf" "$q01"
 refused "--cores 99999999999" 2 "--cores 99999999999: from 1 to 1024" query --data "$tmp/lubm.store" "$q01" --cores 99999999999
 refused "--cores -1" 2 "--cores wants a whole number, not '-1'" query --data "$tmp/lubm.store" "$q01" --cores -1
 refused "--runs 0" 2 "--runs 0: from 1 to" bench --data "$tmp/lubm.store" "$q01" --runs 0
