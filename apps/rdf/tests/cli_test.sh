@@ -120,4 +120,9 @@ refused "--repeat 0" 2 "--repeat 0: from 1 to" bench --data "$tmp/lubm.store" "$
 refused "--repeat too large" 2 "--repeat 123456789012345678901234567890: from 1 to" bench --data "$tmp/lubm.store" "$q01" \
   --repeat 123456789012345678901234567890
 refused "store output a directory" 1 "$tmp: cannot replace: Is a directory" load --data "$tmp/empty.nt" --output "$tmp" --quiet
+# bench --json with a query file whose name JSON must escape.
+cp "$q01" "$tmp/a\"b.rq"
+"$cli" bench --data "$tmp/lubm.store" "$tmp/a\"b.rq" --model single --runs 1 --json --quiet > "$tmp/bench.json" || fail "bench, odd name"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['single']['queries'][0]['query']=='a\"b.rq'" "$tmp/bench.json" \
+  || fail "bench JSON with a quote in a query's name: $(cat "$tmp/bench.json")"
 echo "cli: all checks passed"

@@ -367,8 +367,10 @@ int run_bench_command(const options& o) {
             }
             const double m = median(ms);
             sum += m;
-            std::snprintf(buf, sizeof buf, "%s{\"query\":\"%s\",\"rows\":%zu,\"median_ms\":%.4f}", i ? "," : "",
-                          base_name(o.queries[i]).c_str(), rows, m);
+            // The file name escaped: any name gives valid JSON.
+            json += i ? ",{\"query\":" : "{\"query\":";
+            rdf::detail::append_json_string(json, base_name(o.queries[i]));
+            std::snprintf(buf, sizeof buf, ",\"rows\":%zu,\"median_ms\":%.4f}", rows, m);
             json += buf;
             if (!o.quiet && !o.json) std::printf("%-6s %-12s %8zu rows %10.3f ms\n", label, base_name(o.queries[i]).c_str(), rows, m);
         }
