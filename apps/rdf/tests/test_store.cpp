@@ -317,6 +317,12 @@ TEST_CASE("A damaged store file is refused on open, naming the file and what is 
         put<std::uint32_t>(b, spo, 1, 3);
         refused(b, "SPO offsets not ascending");
     }
+    SECTION("SPO offsets with an empty bucket past the last subject") {
+        const auto [at, n] = array_at(b, spo);
+        REQUIRE(n == 4); // subjects a (0) and b (2): buckets 0 to 2, and the end
+        replace_array(b, spo, b.substr(at, n * 4) + b.substr(at + (n - 1) * 4, 4));
+        refused(b, "SPO offsets past the last subject");
+    }
     SECTION("an order that holds other triples than SPO") {
         const std::size_t n = array_at(b, pso + 2).second;
         put<rdf::term_id>(b, pso + 2, n - 1, get<rdf::term_id>(b, pso + 2, n - 1) == 0 ? 1 : 0);

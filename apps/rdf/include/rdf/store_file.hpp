@@ -6,7 +6,7 @@
 // A store file is input like any other: a truncated, foreign or damaged
 // one must be refused on open with an error naming it, never become a
 // store on which a lookup loops or reads out of bounds. So open checks
-// every invariant the readers rely on (read_store lists them), and a store
+// every invariant the readers rely on (open_store lists them), and a store
 // it accepts is one the loader could have made.
 #include <sys/stat.h>
 
@@ -62,7 +62,8 @@ struct file_reader {
     void bytes(void* p, std::size_t n) {
         if (n > remaining) throw load_error(path, 0, 0, "truncated store file (made by another version, or cut short?)");
         if (n && f && std::fread(p, 1, n, f) != n)
-            throw load_error(path, 0, 0, std::string("cannot read: ") + (std::ferror(f) ? std::strerror(errno) : "file shrank"));
+            throw load_error(path, 0, 0,
+                             std::string("cannot read: ") + (std::ferror(f) ? std::strerror(errno) : "the file shrank"));
         if (n && !f) {
             std::memcpy(p, memory, n);
             memory += n;
@@ -88,7 +89,7 @@ inline bool is_key_shape(std::string_view k) {
     return shaped && k.find_first_of("\n\r") == std::string_view::npos;
 }
 
-/// The store in a file's bytes, every invariant checked (see read_store).
+/// The store in a file's bytes, every invariant checked (see open_store).
 inline store read_checked_store(file_reader& r) {
     const std::string& path = r.path;
     auto corrupt = [&](const std::string& what) { return load_error(path, 0, 0, "corrupt store file: " + what); };
@@ -133,7 +134,8 @@ inline store read_checked_store(file_reader& r) {
         if (slot > terms) throw corrupt("dictionary hash table entry past the last term");
         used += slot != 0;
     }
-    if (used != terms) throw corrupt("dictionary hash table holds " + std::to_string(used) + " ids for " + std::to_string(terms) + " terms");
+    if (used != terms)
+        throw corrupt("dictionary hash table holds " + std::to_string(used) + " ids for " + std::to_string(terms) + " terms");
     if (used == table.size() && terms != 0) throw corrupt("dictionary hash table has no empty slot");
     dictionary_builder dict(std::move(text), std::move(offsets), std::move(table));
     for (term_id t = 0; t < terms; ++t)
@@ -146,7 +148,8 @@ inline store read_checked_store(file_reader& r) {
         if (ix.second[i].size() != n || ix.third[i].size() != n) throw corrupt(std::string(name(order(i))) + " length");
     if (n == 0) {
         for (std::size_t i = 0; i < order_count; ++i)
-            if (!ix.offsets[i].empty()) throw corrupt(std::string(name(order(i))) + " offsets in a store without triples");
+            if (!ix.offsets[i].empty())
+                throw corrupt(std::string(name(order(i))) + " offsets in a store without triples");
         if (!ix.predicates.empty()) throw corrupt("predicate statistics in a store without triples");
         return store(std::move(dict), std::move(ix));
     }
@@ -155,7 +158,8 @@ inline store read_checked_store(file_reader& r) {
     const auto& off = ix.offsets[std::size_t(order::spo)];
     const auto& sec = ix.second[std::size_t(order::spo)];
     const auto& thi = ix.third[std::size_t(order::spo)];
-    if (off.size() < 2 || off.front() != 0 || off.back() != n || off.size() > std::size_t(terms) + 1) throw corrupt("SPO offsets");
+    if (off.size() < 2 || off.front() != 0 || off.back() != n || off.size() > std::size_t(terms) + 1)
+        throw corrupt("SPO offsets");
     for (std::size_t k = 1; k < off.size(); ++k)
         if (off[k] < off[k - 1]) throw corrupt("SPO offsets not ascending");
     for (std::size_t k = 0; k < n; ++k)
@@ -171,9 +175,11 @@ inline store read_checked_store(file_reader& r) {
     detail::enumerate(ix, order::spo)([&](const std::array<term_id, 3>& t) { triples.push_back({t[0], t[1], t[2]}); });
     index_parts<std_vector> made;
     build_indexes(made, triples);
+    // (SPO itself differs only if its offsets run past its last subject.)
     for (std::size_t i = 0; i < order_count; ++i)
         if (made.offsets[i] != ix.offsets[i] || made.second[i] != ix.second[i] || made.third[i] != ix.third[i])
-            throw corrupt(std::string(name(order(i))) + " does not hold the triples of SPO");
+            throw corrupt(i == 0 ? std::string("SPO offsets past the last subject")
+                                 : std::string(name(order(i))) + " does not hold the triples of SPO");
     auto same = [](const predicate_stat& a, const predicate_stat& b) {
         return a.p == b.p && a.triples == b.triples && a.subjects == b.subjects && a.objects == b.objects;
     };
@@ -232,7 +238,8 @@ inline store open_store(const std::string& path) {
     std::unique_ptr<FILE, decltype(&std::fclose)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
     if (!f) throw load_error(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
     struct stat st {};
-    if (::fstat(fileno(f.get()), &st) != 0) throw load_error(path, 0, 0, std::string("cannot read: ") + std::strerror(errno));
+    if (::fstat(fileno(f.get()), &st) != 0)
+        throw load_error(path, 0, 0, std::string("cannot read: ") + std::strerror(errno));
     if (!S_ISREG(st.st_mode)) throw load_error(path, 0, 0, "not a regular file (a directory?)");
     detail::file_reader r{path, std::uint64_t(st.st_size), f.get()};
     return detail::read_checked_store(r);
