@@ -14,8 +14,9 @@
 #   ./build.sh tsan               the tests under ThreadSanitizer (g++)
 #   ./build.sh clang              the whole tree and its tests built with clang, unsanitized
 #   ./build.sh bench-smoke        build the benchmarks and run each briefly (ctest -L bench-smoke)
-#   ./build.sh fuzz [seconds]     the graph readers, the SPARQL parser and the N-Triples loader under
-#                                 libFuzzer (clang), over the kept corpora (the seconds are shared)
+#   ./build.sh fuzz [seconds]     the graph readers, the SPARQL parser, the N-Triples loader and the
+#                                 RDF store file reader under libFuzzer (clang), over the kept corpora
+#                                 (the seconds are shared)
 #   ./build.sh consumer           use the installed package and add_subdirectory from a tiny project
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -34,7 +35,7 @@ need_packages() {
 # g++-multilib: the SCC real-chip build (32-bit, freestanding; CTest scc.chip_build).
 # iproute2: the two-host MPI test over network namespaces (platforms/mpi/tests/netns_multihost.sh).
 base_packages=(g++ g++-multilib cmake ninja-build catch2 libbenchmark-dev libboost-dev libboost-context-dev zlib1g-dev
-               libserd-dev libraptor2-dev libmetis-dev libopenmpi-dev openmpi-bin iproute2 python3)
+               libserd-dev libraptor2-dev liburiparser-dev libmetis-dev libopenmpi-dev openmpi-bin iproute2 python3)
 
 configure() { # dir, extra cmake args...
   local dir=$1; shift
@@ -149,16 +150,24 @@ case "$cmd" in
   fuzz)
     need_packages "${base_packages[@]}" clang libclang-rt-14-dev
     CXX=clang++ configure build-fuzz -DTACOMESH_FUZZ=ON -DTACOMESH_BUILD_TESTS=OFF -DTACOMESH_BUILD_BENCH=OFF
-    ninja -C build-fuzz -j "$jobs" fuzz_readers fuzz_sparql fuzz_ntriples
+    ninja -C build-fuzz -j "$jobs" fuzz_readers fuzz_sparql fuzz_ntriples fuzz_store
     # New finds go to a scratch directory; the kept corpora are read only.
     # Add a finding to the target's corpus directory once it is fixed: the
     # tests replay those (modularity.fuzz_corpus, rdf.fuzz_corpus_*).
     secs=${1:-60}
-    for target in apps/modularity/fuzz_readers:apps/modularity/fuzz/corpus \
-                  apps/rdf/fuzz_sparql:apps/rdf/fuzz/corpus_sparql apps/rdf/fuzz_ntriples:apps/rdf/fuzz/corpus_ntriples; do
+    targets=(apps/modularity/fuzz_readers:apps/modularity/fuzz/corpus
+             apps/rdf/fuzz_sparql:apps/rdf/fuzz/corpus_sparql apps/rdf/fuzz_ntriples:apps/rdf/fuzz/corpus_ntriples
+             apps/rdf/fuzz_store:apps/rdf/fuzz/corpus_store)
+    # The seconds split evenly, the remainder to the first targets, so the
+    # step takes what it is given however many targets there are (each at
+    # least 10 s, as before: a small budget still takes each past its corpus).
+    n=${#targets[@]}
+    for i in "${!targets[@]}"; do
+      target=${targets[$i]}
+      t=$((secs / n + (i < secs % n ? 1 : 0)))
       found=$(mktemp -d)
       ./build-fuzz/"${target%%:*}" "$found" "${target#*:}" \
-        -max_total_time="$((secs / 3 > 10 ? secs / 3 : 10))" -max_len=4096 -timeout=10 -print_final_stats=1 -artifact_prefix="$found/"
+        -max_total_time="$((t > 10 ? t : 10))" -max_len=4096 -timeout=10 -print_final_stats=1 -artifact_prefix="$found/"
       rm -rf "$found"
     done ;;
   consumer)

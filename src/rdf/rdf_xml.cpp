@@ -92,10 +92,30 @@ void raptor_reader::parse(const std::string& text) {
     std::unique_ptr<raptor_uri, decltype(&raptor_free_uri)> base(
         raptor_new_uri(world.get(), base_string ? base_string.get() : reinterpret_cast<const unsigned char*>("file:///")),
         &raptor_free_uri);
-    if (raptor_parser_parse_start(parser.get(), base.get()) ||
-        raptor_parser_parse_chunk(parser.get(), reinterpret_cast<const unsigned char*>(text.data()), text.size(), 1) ||
-        !error_.empty()) {
+    // RDF/XML goes in a line at a time: its errors (libxml2's, which counts
+    // no lines under raptor) carry no line, and the line being parsed when
+    // one is reported is where the parser found it. Turtle goes in whole:
+    // raptor gathers its chunks by copying all so far (lines would make that
+    // quadratic), and its errors have their line.
+    if (raptor_parser_parse_start(parser.get(), base.get())) throw load_error(file_, 0, 0, "raptor: cannot start the parse");
+    const bool by_line = syntax_ == "rdfxml";
+    std::uint64_t line = 1;
+    bool failed = false;
+    for (std::size_t at = 0; !failed && error_.empty();) {
+        const std::size_t nl = by_line ? text.find('\n', at) : std::string::npos;
+        const std::size_t end = nl == std::string::npos ? text.size() : nl + 1;
+        failed = raptor_parser_parse_chunk(parser.get(), reinterpret_cast<const unsigned char*>(text.data() + at), end - at,
+                                           end == text.size()) != 0;
+        if (end == text.size()) break;
+        at = end;
+        if (error_.empty() && !failed) ++line;
+    }
+    if (failed || !error_.empty()) {
         if (error_.empty()) error_ = "syntax error (" + syntax_ + ")";
+        if (error_line_ == 0) {
+            error_line_ = line;
+            error_column_ = 0;
+        }
         throw load_error(file_, error_line_, error_column_, error_);
     }
     if (!failure_.empty()) throw load_error(file_, 0, 0, failure_);

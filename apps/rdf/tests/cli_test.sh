@@ -30,6 +30,25 @@ expect "q09 data-parallel, processes" \
 expect "explain: a line per core" "$(grep -c '^  core [01]: [0-9]* rows in [0-9.]* ms$' "$tmp/err")" "2"
 expect "explain: the cores' rows add up" "$(awk '/^  core [01]: /{n += $3} END{print n}' "$tmp/err")" "$(answer q09.rq)"
 
+# A store of no triples (from an empty file) opens and answers nothing, without an error.
+: > "$tmp/empty.nt"
+"$cli" load --data "$tmp/empty.nt" --output "$tmp/empty.store" --quiet || fail "load of an empty file"
+out=$("$cli" query --data "$tmp/empty.store" "$data/queries/q01.rq" --count --quiet 2>"$tmp/err"); rc=$?
+expect "empty store: status" "$rc" "0"; expect "empty store: rows" "$out" "0"; expect "empty store: stderr" "$(cat "$tmp/err")" ""
+
+# --explain with a constant the data lacks: the plan shows it as the query wrote it.
+printf 'SELECT ?x WHERE { ?x <http://e/nothing> <http://e/o> . ?x ?p ?y }\n' > "$tmp/missing.rq"
+out=$("$cli" query --data "$tmp/lubm.store" "$tmp/missing.rq" --explain --count 2>"$tmp/err"); rc=$?
+expect "explain, constant not in the data: status" "$rc" "0"; expect "explain, constant not in the data: rows" "$out" "0"
+grep -q "<http://e/nothing> (not in the data)" "$tmp/err" || fail "explain names the missing constant: $(cat "$tmp/err")"
+
+# bench: a query that does not parse is named, with its line and column, whichever of the files it is.
+printf 'SELECT ?x WHERE {\n  ?x ?p ?o OPTIONAL { ?x ?p ?o } }\n' > "$tmp/second.rq"
+out=$("$cli" bench --data "$tmp/lubm.store" "$data/queries/q01.rq" "$tmp/second.rq" --runs 1 --quiet 2>"$tmp/err"); rc=$?
+expect "bench, bad second query: status" "$rc" "1"; expect "bench, bad second query: stdout" "$out" ""
+grep -q "second.rq: line 2, column 12: OPTIONAL" "$tmp/err" || fail "bench names the bad query: $(cat "$tmp/err")"
+grep -q "q01.rq" "$tmp/err" && fail "bench blames the good query: $(cat "$tmp/err")"
+
 # Inference at load: raw data + the ontology answer as the inferred file does.
 "$cli" load --data "$data/lubm1-raw.nt.gz" --infer "$data/univ-bench.owl" --output "$tmp/raw.store" 2>"$tmp/err" || fail "load --infer"
 grep -q "inference: [0-9]* triples added" "$tmp/err" || fail "load --infer reports the triples added: $(cat "$tmp/err")"
@@ -70,4 +89,40 @@ expect "--model task for one query: status" "$rc" "2"; grep -q "bench" "$tmp/err
 head -c 1000 "$tmp/lubm.store" > "$tmp/cut.store"
 "$cli" query --data "$tmp/cut.store" "$data/queries/q01.rq" >/dev/null 2>"$tmp/err"; rc=$?
 expect "truncated store: status" "$rc" "1"; grep -q "truncated\|corrupt" "$tmp/err" || fail "truncated store: $(cat "$tmp/err")"
+# Every input is read right or refused, naming it (and the line and column in text): status 1
+# for a bad file, 2 for bad usage, nothing on stdout.
+refused() { # what, status, message pattern, arguments...
+  local what=$1 status=$2 pattern=$3; shift 3
+  out=$("$cli" "$@" 2>"$tmp/err"); rc=$?
+  expect "$what: status" "$rc" "$status"; expect "$what: stdout" "$out" ""
+  grep -q -- "$pattern" "$tmp/err" || fail "$what: wanted '$pattern' in: $(cat "$tmp/err")"
+}
+q01=$data/queries/q01.rq
+refused "query file missing" 1 "nonexistent.rq: cannot open" query --data "$tmp/lubm.store" "$tmp/nonexistent.rq"
+refused "query file a directory" 1 "$tmp: is a directory" query --data "$tmp/lubm.store" "$tmp"
+refused "data a directory" 1 "$tmp: cannot read: Is a directory" query --data "$tmp" "$q01"
+refused "ontology missing" 1 "nonexistent.owl: cannot open" query --data "$tmp/lubm.store" --infer "$tmp/nonexistent.owl" "$q01"
+: > "$tmp/empty.rq"
+refused "empty query" 1 "empty.rq: line 1, column 1: empty query" query --data "$tmp/lubm.store" "$tmp/empty.rq"
+printf 'SELECT * { ?s ?p ?o }\n} garbage\n' > "$tmp/trailing.rq"
+refused "query with trailing garbage" 1 "trailing.rq: line 2, column 1: expected end of query, found '}'" \
+  query --data "$tmp/lubm.store" "$tmp/trailing.rq"
+head -c 50000 "$data/lubm1-raw.nt.gz" > "$tmp/cut.nt.gz"
+refused "truncated gzip" 1 "cut.nt.gz: corrupt or truncated gzip data" query --data "$tmp/cut.nt.gz" "$q01"
+printf '@prefix : <http://e/> .\n:a :p :b .\n:a :p .\n' > "$tmp/bad.ttl"
+refused "malformed Turtle" 1 "bad.ttl:3: syntax error" query --data "$tmp/bad.ttl" "$q01"
+printf '<?xml version="1.0"?>\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\n<rdf:Description rdf:about="http://e/a">\n</rdf:Descriptio>\n</rdf:RDF>\n' > "$tmp/bad.rdf"
+refused "malformed RDF/XML" 1 "bad.rdf:4: XML parser error" query --data "$tmp/bad.rdf" "$q01"
+refused "--cores 99999999999" 2 "--cores 99999999999: from 1 to 1024" query --data "$tmp/lubm.store" "$q01" --cores 99999999999
+refused "--cores -1" 2 "--cores wants a whole number, not '-1'" query --data "$tmp/lubm.store" "$q01" --cores -1
+refused "--runs 0" 2 "--runs 0: from 1 to" bench --data "$tmp/lubm.store" "$q01" --runs 0
+refused "--repeat 0" 2 "--repeat 0: from 1 to" bench --data "$tmp/lubm.store" "$q01" --repeat 0
+refused "--repeat too large" 2 "--repeat 123456789012345678901234567890: from 1 to" bench --data "$tmp/lubm.store" "$q01" \
+  --repeat 123456789012345678901234567890
+refused "store output a directory" 1 "$tmp: cannot replace: Is a directory" load --data "$tmp/empty.nt" --output "$tmp" --quiet
+# bench --json with a query file whose name JSON must escape.
+cp "$q01" "$tmp/a\"b.rq"
+"$cli" bench --data "$tmp/lubm.store" "$tmp/a\"b.rq" --model single --runs 1 --json --quiet > "$tmp/bench.json" || fail "bench, odd name"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['single']['queries'][0]['query']=='a\"b.rq'" "$tmp/bench.json" \
+  || fail "bench JSON with a quote in a query's name: $(cat "$tmp/bench.json")"
 echo "cli: all checks passed"

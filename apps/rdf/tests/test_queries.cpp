@@ -243,6 +243,16 @@ TEST_CASE("SELECT features: DISTINCT, LIMIT, *, unbound and repeated variables, 
     CHECK_THROWS_AS(rdf::run_query("SELECT ?x WHERE { ?x ?p ?o OPTIONAL { ?x ?p ?o } }", s.view()), rdf::query_error);
 }
 
+TEST_CASE("A relative IRI resolved against BASE finds the data's triple", "[sparql]") {
+    rdf::store s;
+    std::string text = "<http://e/a/b> <http://e/p> <http://e/c> .\n<http://e/c> <http://e/p> <http://e/d> .\n";
+    s.load_text(text, "f.nt");
+    const rdf::query_answer a = rdf::run_query("BASE <http://e/a/b> SELECT ?x WHERE { <../c> ?p ?x }", s.view());
+    REQUIRE(a.rows.rows() == 1);
+    CHECK(s.view().dict.key(a.rows.cells[0]) == "<http://e/d>");
+    CHECK(count("BASE <http://e/a/b> SELECT * WHERE { <./b> <../p> <../../c> }", s) == 1);
+}
+
 TEST_CASE("LUBM(5), five renamed copies of the university, answers and keeps its bytes per triple", "[lubm][scale]") {
     const std::string one = rdf::read_text_file(rdf_test::data_dir + "/lubm1-inferred.nt.gz");
     rdf::store s1, s5;

@@ -1,10 +1,14 @@
 // Loading, the dictionary, the indexes and the store file.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <unistd.h>
+#include <utility>
 
+#include <rdf/query_engine.hpp>
 #include <rdf/store.hpp>
 #include <rdf/store_file.hpp>
 
@@ -21,6 +25,60 @@ void write_file(const std::string& path, const std::string& text) {
     REQUIRE(f);
     std::fwrite(text.data(), 1, text.size(), f);
     std::fclose(f);
+}
+
+// A store file's arrays, in the order save_store writes them: the text,
+// the dictionary offsets and hash table, each order's offsets, second and
+// third columns, the predicate statistics. Their element sizes:
+constexpr std::size_t array_count = 16;
+constexpr std::size_t element_size[array_count] = {1, 8, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 16};
+enum array_index : std::size_t { text = 0, dict_offsets = 1, hash_table = 2, spo = 3, pso = 6, pos = 9, osp = 12, stats = 15 };
+
+/// Where array k's elements start in a store file's bytes, and how many there are.
+std::pair<std::size_t, std::uint64_t> array_at(const std::string& bytes, std::size_t k) {
+    std::size_t at = 16; // magic, version, byte order
+    for (std::size_t i = 0;; ++i) {
+        std::uint64_t n = 0;
+        REQUIRE(at + 8 <= bytes.size());
+        std::memcpy(&n, bytes.data() + at, 8);
+        if (i == k) return {at + 8, n};
+        at += 8 + n * element_size[i];
+    }
+}
+
+template <class T>
+T get(const std::string& bytes, std::size_t k, std::size_t i) {
+    T v;
+    std::memcpy(&v, bytes.data() + array_at(bytes, k).first + i * sizeof(T), sizeof(T));
+    return v;
+}
+
+template <class T>
+void put(std::string& bytes, std::size_t k, std::size_t i, T v) {
+    std::memcpy(bytes.data() + array_at(bytes, k).first + i * sizeof(T), &v, sizeof(T));
+}
+
+/// Array k replaced by `elements` (count and bytes).
+void replace_array(std::string& bytes, std::size_t k, const std::string& elements) {
+    const auto [at, n] = array_at(bytes, k);
+    const std::uint64_t count = elements.size() / element_size[k];
+    std::string head = bytes.substr(0, at - 8);
+    head.append(reinterpret_cast<const char*>(&count), 8);
+    bytes = head + elements + bytes.substr(at + n * element_size[k]);
+}
+
+/// A store of four terms (a, p, b, q: ids 0 to 3) and three triples, as a store file's bytes.
+std::string small_store_bytes() {
+    rdf::store s;
+    std::string text = "<http://e/a> <http://e/p> <http://e/b> .\n<http://e/b> <http://e/p> <http://e/a> .\n"
+                       "<http://e/a> <http://e/q> <http://e/b> .\n";
+    s.load_text(text, "small.nt");
+    REQUIRE(s.dictionary().size() == 4);
+    const std::string path = temp_path("small.tmrdf");
+    rdf::save_store(s, path);
+    std::string bytes = rdf_test::slurp(path);
+    std::remove(path.c_str());
+    return bytes;
 }
 
 } // namespace
@@ -167,4 +225,131 @@ TEST_CASE("Parsing on several threads gives the triples one thread gives", "[sto
     const auto one = decoded(1), three = decoded(3);
     CHECK(one.size() == 100543);
     CHECK(three == one);
+}
+
+TEST_CASE("A store made from no triples opens and answers nothing", "[store]") {
+    rdf::store s;
+    std::string empty;
+    s.load_text(empty, "empty.nt");
+    const std::string path = temp_path("empty.tmrdf");
+    rdf::save_store(s, path);
+    const rdf::store back = rdf::open_store(path);
+    CHECK(back.triple_count() == 0);
+    CHECK(back.dictionary().size() == 0);
+    CHECK(rdf::run_query("SELECT * WHERE { ?s ?p ?o }", back.view()).rows.rows() == 0);
+    CHECK(rdf::run_query("SELECT ?s WHERE { ?s <http://e/p> <http://e/o> }", back.view()).rows.rows() == 0);
+    std::remove(path.c_str());
+}
+
+TEST_CASE("A damaged store file is refused on open, naming the file and what is wrong", "[store]") {
+    const std::string good = small_store_bytes();
+    REQUIRE(array_at(good, hash_table).second == 64);
+    const std::string path = temp_path("damaged.tmrdf");
+    auto refused = [&](const std::string& bytes, const std::string& why) {
+        write_file(path, bytes);
+        CHECK_THROWS_WITH(rdf::open_store(path), Catch::Contains(path + ": corrupt store file: ") && Catch::Contains(why));
+        CHECK_THROWS_WITH(rdf::read_store(bytes, "in memory"), Catch::Contains("in memory: corrupt store file: ") && Catch::Contains(why));
+    };
+    std::string b = good;
+    write_file(path, b);
+    REQUIRE(rdf::open_store(path).triple_count() == 3); // the patches below break a store that opens
+
+    SECTION("a hash table without an empty slot: a lookup of a missing key would never stop") {
+        // Four slots for the four keys, each where a probe finds it: a table
+        // that answers every key it holds, and loops on any other.
+        const rdf::store s = rdf::read_store(good, "good");
+        std::uint32_t table[4] = {};
+        for (rdf::term_id t = 0; t < 4; ++t) {
+            std::size_t i = rdf::detail::hash_key(s.dictionary().key(t)) & 3;
+            while (table[i] != 0) i = (i + 1) & 3;
+            table[i] = t + 1;
+        }
+        replace_array(b, hash_table, std::string(reinterpret_cast<const char*>(table), sizeof table));
+        refused(b, "no empty slot");
+    }
+    SECTION("a hash table whose empty slots are filled with repeated ids") {
+        for (std::size_t i = 0; i < 64; ++i)
+            if (get<std::uint32_t>(b, hash_table, i) == 0) put<std::uint32_t>(b, hash_table, i, 1);
+        refused(b, "hash table holds 64 ids for 4 terms");
+    }
+    SECTION("a hash table entry past the last term") {
+        std::size_t i = 0;
+        while (get<std::uint32_t>(b, hash_table, i) != 0) ++i;
+        put<std::uint32_t>(b, hash_table, i, 99);
+        refused(b, "hash table entry past the last term");
+    }
+    SECTION("a hash table whose size is not a power of two") {
+        replace_array(b, hash_table, b.substr(array_at(b, hash_table).first, 5 * 4));
+        refused(b, "not a power of two");
+    }
+    SECTION("a key moved to another slot, where a probe does not find it") {
+        std::size_t from = 0;
+        while (get<std::uint32_t>(b, hash_table, from) == 0) ++from;
+        std::size_t to = (from + 32) % 64;
+        while (get<std::uint32_t>(b, hash_table, to) != 0) to = (to + 1) % 64;
+        put<std::uint32_t>(b, hash_table, to, get<std::uint32_t>(b, hash_table, from));
+        put<std::uint32_t>(b, hash_table, from, 0);
+        refused(b, "does not match its keys");
+    }
+    SECTION("dictionary offsets past the text") {
+        put<std::uint64_t>(b, dict_offsets, 4, get<std::uint64_t>(b, dict_offsets, 4) + 1);
+        refused(b, "dictionary offsets");
+    }
+    SECTION("dictionary offsets not ascending") {
+        put<std::uint64_t>(b, dict_offsets, 2, get<std::uint64_t>(b, dict_offsets, 3) + 1);
+        refused(b, "not ascending");
+    }
+    SECTION("a key that is not an N-Triples term") {
+        b[array_at(b, text).first] = 'x';
+        refused(b, "dictionary key 0 is not an N-Triples term");
+    }
+    SECTION("an id past the last term") {
+        put<rdf::term_id>(b, spo + 2, 0, 7);
+        refused(b, "SPO ids past the last term");
+    }
+    SECTION("a bucket out of order") {
+        // Subject a (id 0) has (p, b) and (q, b): swap the predicates.
+        put<rdf::term_id>(b, spo + 1, 0, 3);
+        put<rdf::term_id>(b, spo + 1, 1, 1);
+        refused(b, "SPO not sorted");
+    }
+    SECTION("SPO offsets not ascending") {
+        put<std::uint32_t>(b, spo, 1, 3);
+        refused(b, "SPO offsets not ascending");
+    }
+    SECTION("SPO offsets with an empty bucket past the last subject") {
+        const auto [at, n] = array_at(b, spo);
+        REQUIRE(n == 4); // subjects a (0) and b (2): buckets 0 to 2, and the end
+        replace_array(b, spo, b.substr(at, n * 4) + b.substr(at + (n - 1) * 4, 4));
+        refused(b, "SPO offsets past the last subject");
+    }
+    SECTION("an order that holds other triples than SPO") {
+        const std::size_t n = array_at(b, pso + 2).second;
+        put<rdf::term_id>(b, pso + 2, n - 1, get<rdf::term_id>(b, pso + 2, n - 1) == 0 ? 1 : 0);
+        refused(b, "PSO does not hold the triples of SPO");
+    }
+    SECTION("an order one triple short") {
+        const auto [at, n] = array_at(b, osp + 2);
+        replace_array(b, osp + 2, b.substr(at, (n - 1) * 4));
+        refused(b, "OSP length");
+    }
+    SECTION("predicate statistics that do not count the triples") {
+        put<std::uint32_t>(b, stats, 1, get<std::uint32_t>(b, stats, 1) + 1); // the first predicate's triples
+        refused(b, "predicate statistics do not match the triples");
+    }
+    SECTION("an array longer than the file") {
+        const std::uint64_t huge = std::uint64_t(1) << 40;
+        std::memcpy(b.data() + 16, &huge, 8);
+        refused(b, "an array is longer than the file");
+    }
+    SECTION("bytes after the last array") {
+        b += '\0';
+        refused(b, "bytes after the last array");
+    }
+    std::remove(path.c_str());
+}
+
+TEST_CASE("A store path that is a directory or missing is refused with its name", "[store]") {
+    CHECK_THROWS_WITH(rdf::open_store("/tmp"), Catch::Contains("/tmp: not a regular file"));
+    CHECK_THROWS_WITH(rdf::open_store("/nonexistent/x.tmrdf"), Catch::Contains("/nonexistent/x.tmrdf: cannot open"));
 }

@@ -3,9 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -88,10 +91,15 @@ struct options {
     std::uint64_t repeat = 20, runs = 5;
 };
 
-std::uint64_t number(const std::string& opt, const std::string& v) {
-    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 9)
+/// A whole-number option's value, from lo to hi: out of range is a usage
+/// error, never a value quietly raised or lowered to fit.
+std::uint64_t number(const std::string& opt, const std::string& v, std::uint64_t lo, std::uint64_t hi) {
+    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
         usage_error(opt + " wants a whole number, not '" + v + "'");
-    return std::stoull(v);
+    const std::size_t digits = v.size() - std::min(v.find_first_not_of('0'), v.size());
+    const std::uint64_t n = digits > 18 ? hi + 1 : std::stoull(v); // 19 digits may not fit; any that many is too large
+    if (n < lo || n > hi) usage_error(opt + " " + v + ": from " + std::to_string(lo) + " to " + std::to_string(hi));
+    return n;
 }
 
 options parse(int argc, char** argv) {
@@ -105,11 +113,7 @@ options parse(int argc, char** argv) {
     if (o.command != "load" && o.command != "query" && o.command != "bench")
         usage_error("unknown command '" + o.command + "' (load, query, bench)");
     const tacomesh::cli::core_option_readers readers{
-        .cores = [](const std::string& flag, const std::string& v) {
-            const auto n = number(flag, v);
-            if (n < 1 || n > 1024) usage_error("--cores " + std::to_string(n) + ": from 1 to 1024");
-            return taco::core_id(n);
-        },
+        .cores = [](const std::string& flag, const std::string& v) { return taco::core_id(number(flag, v, 1, 1024)); },
         .controller = {},
     };
     for (int i = 2; i < argc; ++i) {
@@ -139,8 +143,8 @@ options parse(int argc, char** argv) {
             } else if (a == "--json") o.json = true;
             else if (a == "--explain") o.explain = true;
             else if (a == "--quiet") o.quiet = true;
-            else if (a == "--repeat") o.repeat = std::max<std::uint64_t>(1, number(a, value()));
-            else if (a == "--runs") o.runs = std::max<std::uint64_t>(1, number(a, value()));
+            else if (a == "--repeat") o.repeat = number(a, value(), 1, 1000000);
+            else if (a == "--runs") o.runs = number(a, value(), 1, 1000000);
             else if (a.size() > 1 && a[0] == '-' && a != "-") usage_error("unknown option '" + a + "'");
             else if (o.command == "load") o.data.push_back(a);
             else o.queries.push_back(a);
@@ -171,15 +175,31 @@ void on_cluster(rdf::store& s, const options& o, taco::core_id cores, F&& fn) {
     rdf::with_cluster(s, {cores, o.where.platform}, std::forward<F>(fn));
 }
 
+std::string shown_name(const std::string& path) { return path == "-" ? "standard input" : path; }
+
+/// A query file's text, parsed once here so that a mistake is reported
+/// with the file it is in, before any data is loaded.
 std::string read_query(const std::string& path) {
     std::stringstream ss;
-    if (path == "-") ss << std::cin.rdbuf();
-    else {
+    if (path == "-") {
+        if (std::cin.peek() != std::istream::traits_type::eof()) ss << std::cin.rdbuf();
+        if (std::cin.bad()) throw std::runtime_error("standard input: cannot read");
+    } else {
+        // A directory opens and reads as empty: it would be reported as an empty query.
+        std::error_code ec;
+        if (std::filesystem::is_directory(path, ec)) throw std::runtime_error(path + ": is a directory, not a query file");
         std::ifstream f(path, std::ios::binary);
-        if (!f) throw std::runtime_error(path + ": cannot open");
-        ss << f.rdbuf();
+        if (!f) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+        if (f.peek() != std::ifstream::traits_type::eof()) ss << f.rdbuf();
+        if (f.bad()) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
     }
-    return ss.str();
+    std::string text = ss.str();
+    try {
+        (void)rdf::parse_query(text);
+    } catch (const rdf::query_error& e) {
+        throw std::runtime_error(shown_name(path) + ": " + e.what()); // what(): "line L, column C: ..."
+    }
+    return text;
 }
 
 double since(std::chrono::steady_clock::time_point t0) {
@@ -237,12 +257,21 @@ loaded load_inputs(const options& o) {
 }
 
 void explain(const rdf::query_answer& a, const std::string& text, const rdf::store_view& v) {
-    const rdf::prepared_query p = rdf::prepare(text, v);
-    std::fprintf(stderr, "plan (estimated %.0f rows):\n", a.used.estimated_rows);
+    // Constants as the query wrote them: one the data lacks has no id to look up.
+    const rdf::query q = rdf::parse_query(text);
+    const rdf::encoded_query e = rdf::encode(q, v.dict);
+    std::fprintf(stderr, "plan (estimated %.0f rows%s):\n", a.used.estimated_rows,
+                 e.unsatisfiable ? "; a constant is not in the data, so none match" : "");
     for (const auto& st : a.used.steps) {
-        const auto& pat = p.encoded.patterns[st.pattern];
+        const auto& pat = e.patterns[st.pattern];
+        const rdf::pattern_term* written[] = {&q.patterns[st.pattern].s, &q.patterns[st.pattern].p, &q.patterns[st.pattern].o};
         std::string s;
-        for (const auto& sl : pat.at) s += (sl.is_var() ? "?" + p.encoded.variables[sl.var] : std::string(v.dict.key(sl.id))) + " ";
+        for (std::size_t i = 0; i < 3; ++i) {
+            const rdf::slot& sl = pat.at[i];
+            if (sl.is_var()) s += "?" + e.variables[sl.var];
+            else s += rdf::key(written[i]->constant) + (sl.id == rdf::no_term ? " (not in the data)" : "");
+            s += " ";
+        }
         std::fprintf(stderr, "  %-5s %s  %s~ %.0f rows\n", rdf::name(st.kind), rdf::name(st.index), s.c_str(), st.estimate);
     }
 }
@@ -338,8 +367,10 @@ int run_bench_command(const options& o) {
             }
             const double m = median(ms);
             sum += m;
-            std::snprintf(buf, sizeof buf, "%s{\"query\":\"%s\",\"rows\":%zu,\"median_ms\":%.4f}", i ? "," : "",
-                          base_name(o.queries[i]).c_str(), rows, m);
+            // The file name escaped: any name gives valid JSON.
+            json += i ? ",{\"query\":" : "{\"query\":";
+            rdf::detail::append_json_string(json, base_name(o.queries[i]));
+            std::snprintf(buf, sizeof buf, ",\"rows\":%zu,\"median_ms\":%.4f}", rows, m);
             json += buf;
             if (!o.quiet && !o.json) std::printf("%-6s %-12s %8zu rows %10.3f ms\n", label, base_name(o.queries[i]).c_str(), rows, m);
         }
@@ -395,8 +426,6 @@ int main(int argc, char** argv) {
         if (o.command == "load") return run_load_command(o);
         if (o.command == "query") return run_query_command(o);
         return run_bench_command(o);
-    } catch (const rdf::query_error& e) {
-        std::fprintf(stderr, "tacomesh-rdf: %s: %s\n", o.queries.empty() ? "query" : o.queries[0].c_str(), e.what());
     } catch (const rdf::load_error& e) {
         std::fprintf(stderr, "tacomesh-rdf: %s\n", e.what());
     } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -118,6 +119,18 @@ private:
         return it->second + t.value;
     }
 
+    /// An IRI token resolved against `base` (BASE's so far by default);
+    /// without a BASE, as written.
+    std::string resolved(const sparql_token& t) const { return resolved(t, base_); }
+    std::string resolved(const sparql_token& t, const std::string& base) const {
+        if (base.empty()) return t.value;
+        std::optional<std::string> r = resolve_iri(base, t.value);
+        if (!r)
+            fail(t.begin, "<" + t.value + "> is not an IRI reference by RFC 3986's grammar, so it cannot be resolved against BASE <" +
+                              base + ">");
+        return std::move(*r);
+    }
+
     pattern_term make_var(std::string name) {
         if (name.rfind("_:", 0) != 0 && vars_seen_.insert(name).second) var_order_.push_back(name);
         pattern_term t;
@@ -146,7 +159,11 @@ private:
             if (is_keyword("BASE")) {
                 advance();
                 if (tok_.k != kind::iri) expected("an IRI in angle brackets after BASE");
-                base_ = resolve_iri(base_, tok_.value);
+                if (base_.empty() && !has_iri_scheme(tok_.value))
+                    fail(tok_.begin, "BASE <" + tok_.value + "> is a relative IRI, and no earlier BASE resolves it "
+                                     "(the base IRI must be absolute: scheme:...)");
+                // The first BASE against itself: checked, its dot segments removed.
+                base_ = resolved(tok_, base_.empty() ? tok_.value : base_);
                 advance();
             } else if (is_keyword("PREFIX")) {
                 advance();
@@ -154,7 +171,7 @@ private:
                 std::string name = tok_.prefix;
                 advance();
                 if (tok_.k != kind::iri) expected("an IRI in angle brackets after PREFIX " + name + ":");
-                prefixes_[std::move(name)] = resolve_iri(base_, tok_.value);
+                prefixes_[std::move(name)] = resolved(tok_);
                 advance();
             } else {
                 return;
@@ -293,7 +310,7 @@ private:
         if (tok_.k == kind::var) {
             verb = make_var(tok_.value);
         } else if (tok_.k == kind::iri) {
-            verb = make_iri(resolve_iri(base_, tok_.value));
+            verb = make_iri(resolved(tok_));
         } else if (tok_.k == kind::pname) {
             verb = make_iri(expand(tok_));
         } else if (tok_.k == kind::word && tok_.value == "a") {
@@ -327,7 +344,7 @@ private:
             return t;
         }
         case kind::iri: {
-            pattern_term t = make_iri(resolve_iri(base_, tok_.value));
+            pattern_term t = make_iri(resolved(tok_));
             advance();
             return t;
         }
@@ -382,7 +399,7 @@ private:
             advance();
         } else if (is_punct("^^")) {
             advance();
-            if (tok_.k == kind::iri) lit.datatype = resolve_iri(base_, tok_.value);
+            if (tok_.k == kind::iri) lit.datatype = resolved(tok_);
             else if (tok_.k == kind::pname) lit.datatype = expand(tok_);
             else expected("a datatype IRI or prefixed name after '^^'");
             advance();

@@ -43,7 +43,8 @@ inline std::uint64_t hash_key(std::string_view s) noexcept {
     return h * 0xbf58476d1ce4e5b9ull ^ (h >> 31);
 }
 
-/// Look `key` up in an open-addressing table of ids + 1 (power-of-two size).
+/// Look `key` up in an open-addressing table of ids + 1 (power-of-two size,
+/// at least one slot empty: the probe for a missing key ends there).
 template <class KeyOf>
 term_id probe(std::span<const std::uint32_t> table, std::string_view key, std::uint64_t h, KeyOf key_of) noexcept {
     if (table.empty()) return no_term;
@@ -85,7 +86,9 @@ class dictionary_builder {
 public:
     dictionary_builder() { offsets_.push_back(0); }
     /// Adopt stored parts (a store file): `table` must be the hash index of
-    /// exactly these keys (store_file.hpp checks that before it gets here).
+    /// exactly these keys, each id once where a probe for its key finds it,
+    /// with an empty slot left, where a probe for a missing key stops
+    /// (store_file.hpp checks all that before it gets here).
     dictionary_builder(std::string text, std::vector<std::uint64_t> offsets, std::vector<std::uint32_t> table)
         : text_(std::move(text)), offsets_(std::move(offsets)), table_(std::move(table)) {}
 

@@ -28,14 +28,16 @@ struct triple {
     friend auto operator<=>(const triple&, const triple&) = default;
 };
 
-/// A file the loader cannot take. what() is "file:line:column: why".
+/// A file the loader cannot take. what() is "file:line:column: why", or
+/// "file:line: why" when the parser gave no column (raptor's Turtle), or
+/// "file: why" when the error is not at a place in the text.
 struct load_error : std::runtime_error {
     load_error(const std::string& file, std::uint64_t line, std::uint64_t column, const std::string& why)
-        : std::runtime_error(file + (line ? ":" + std::to_string(line) + ":" + std::to_string(column) : std::string()) +
-                             ": " + why),
+        : std::runtime_error(file + (line ? ":" + std::to_string(line) : std::string()) +
+                             (line && column ? ":" + std::to_string(column) : std::string()) + ": " + why),
           file(file), line(line), column(column) {}
     std::string file;
-    std::uint64_t line, column; ///< 1-based; 0 when the error is not at a place in the text
+    std::uint64_t line, column; ///< 1-based; 0 when unknown (column) or not at a place in the text (both)
 };
 
 /// The whole file as text: gzip is detected by its magic bytes, not by the

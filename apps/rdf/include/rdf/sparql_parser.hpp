@@ -25,9 +25,12 @@
 // uses. Comments run from '#' to the end of the line.
 //
 // Simplifications, on purpose:
-// - Relative IRIs are resolved against BASE by RFC 3986's merge rules
-//   ("//auth", "/path", "?query", "#frag", "name"), without removing dot
-//   segments ("a/../b" stays as written). With no BASE they stay relative.
+// - IRIs are resolved against BASE by RFC 3986 section 5.2 (uriparser),
+//   dot segments removed ("a/../b" is "b"), nothing else normalised (case,
+//   percent escapes and non-ASCII characters stay as written). The first
+//   BASE must be absolute; a later one resolves against it. With no BASE,
+//   IRIs stay as written, relative ones too. A prefixed name is its
+//   namespace (resolved when declared) and local part put together.
 // - \u and \U escapes are decoded inside IRIs and strings only, not in the
 //   whole query text as SPARQL 1.1 (19.2) allows; nobody writes keywords that
 //   way, and decoding first would make error columns point at the wrong bytes.

@@ -1,17 +1,26 @@
 #pragma once
 // The compact binary store (tacomesh-rdf load): the dictionary and the
 // index arrays as they are in memory, so that opening one is a few reads,
-// no parsing and no sorting. Little-endian, versioned; every array is
-// checked on open (sizes, offsets monotonic and in range, ids below the
-// term count), so a truncated or foreign file is a clear error, never a
-// store that crashes a query later.
+// no parsing and no sorting. Little-endian, versioned.
+//
+// A store file is input like any other: a truncated, foreign or damaged
+// one must be refused on open with an error naming it, never become a
+// store on which a lookup loops or reads out of bounds. So open checks
+// every invariant the readers rely on (open_store lists them), and a store
+// it accepts is one the loader could have made.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
-#include <cerrno>
 #include <vector>
 
 #include <rdf/store.hpp>
@@ -42,13 +51,23 @@ struct file_writer {
         bytes(v.data(), n * sizeof(v[0]));
     }
 };
+/// Reads a store file's bytes from a FILE or from memory, never past the
+/// size it was given: lengths read from the file are checked against it
+/// before anything is allocated.
 struct file_reader {
-    FILE* f;
     const std::string& path;
     std::uint64_t remaining;
+    FILE* f = nullptr;
+    const char* memory = nullptr;
     void bytes(void* p, std::size_t n) {
-        if (n > remaining || (n && std::fread(p, 1, n, f) != n))
-            throw load_error(path, 0, 0, "truncated store file (made by another version, or cut short?)");
+        if (n > remaining) throw load_error(path, 0, 0, "truncated store file (made by another version, or cut short?)");
+        if (n && f && std::fread(p, 1, n, f) != n)
+            throw load_error(path, 0, 0,
+                             std::string("cannot read: ") + (std::ferror(f) ? std::strerror(errno) : "the file shrank"));
+        if (n && !f) {
+            std::memcpy(p, memory, n);
+            memory += n;
+        }
         remaining -= n;
     }
     template <class T>
@@ -61,6 +80,113 @@ struct file_reader {
         return v;
     }
 };
+
+/// Whether a dictionary key has the shape append_key gives it (term.hpp):
+/// <iri>, "literal"..., _:label, and no raw line end (output is a line a row).
+inline bool is_key_shape(std::string_view k) {
+    const bool shaped = (k.size() >= 2 && k.front() == '<' && k.back() == '>') || (k.size() >= 2 && k.front() == '"') ||
+                        (k.size() >= 3 && k.starts_with("_:"));
+    return shaped && k.find_first_of("\n\r") == std::string_view::npos;
+}
+
+/// The store in a file's bytes, every invariant checked (see open_store).
+inline store read_checked_store(file_reader& r) {
+    const std::string& path = r.path;
+    auto corrupt = [&](const std::string& what) { return load_error(path, 0, 0, "corrupt store file: " + what); };
+    char magic[8];
+    r.bytes(magic, 8);
+    if (std::memcmp(magic, store_magic, 8) != 0) throw load_error(path, 0, 0, "not a tacomesh-rdf store file");
+    std::uint32_t version = 0, endian = 0;
+    r.bytes(&version, 4);
+    r.bytes(&endian, 4);
+    if (version != store_version)
+        throw load_error(path, 0, 0, "store file version " + std::to_string(version) + ", this tacomesh-rdf reads " +
+                                         std::to_string(store_version) + ": load the data again");
+    if (endian != 0x01020304) throw load_error(path, 0, 0, "store file from a machine of the other byte order");
+    const auto text_bytes = r.array<char>();
+    std::string text(text_bytes.begin(), text_bytes.end());
+    auto offsets = r.array<std::uint64_t>();
+    auto table = r.array<std::uint32_t>();
+    index_parts<std_vector> ix;
+    for (std::size_t i = 0; i < order_count; ++i) {
+        ix.offsets[i] = r.array<std::uint32_t>();
+        ix.second[i] = r.array<term_id>();
+        ix.third[i] = r.array<term_id>();
+    }
+    ix.predicates = r.array<predicate_stat>();
+    if (r.remaining != 0) throw corrupt("bytes after the last array");
+
+    // The dictionary: key(id) reads text[offsets[id], offsets[id + 1]).
+    if (offsets.empty() || offsets.front() != 0 || offsets.back() != text.size()) throw corrupt("dictionary offsets");
+    for (std::size_t i = 1; i < offsets.size(); ++i)
+        if (offsets[i] < offsets[i - 1]) throw corrupt("dictionary offsets not ascending");
+    if (offsets.size() - 1 >= no_term) throw corrupt("more terms than 32-bit ids can number");
+    const term_id terms = term_id(offsets.size() - 1);
+    for (term_id t = 0; t < terms; ++t)
+        if (!is_key_shape({text.data() + offsets[t], std::size_t(offsets[t + 1] - offsets[t])}))
+            throw corrupt("dictionary key " + std::to_string(t) + " is not an N-Triples term");
+    // The hash table: a probe stops only at its key or an empty slot, so
+    // there must be an empty slot; each id once, each where a probe for its
+    // key finds it (which also makes the keys distinct).
+    if ((table.size() & (table.size() - 1)) != 0) throw corrupt("dictionary hash table size is not a power of two");
+    std::size_t used = 0;
+    for (const std::uint32_t slot : table) {
+        if (slot > terms) throw corrupt("dictionary hash table entry past the last term");
+        used += slot != 0;
+    }
+    if (used != terms)
+        throw corrupt("dictionary hash table holds " + std::to_string(used) + " ids for " + std::to_string(terms) + " terms");
+    if (used == table.size() && terms != 0) throw corrupt("dictionary hash table has no empty slot");
+    dictionary_builder dict(std::move(text), std::move(offsets), std::move(table));
+    for (term_id t = 0; t < terms; ++t)
+        if (dict.find(dict.key(t)) != t) throw corrupt("dictionary hash table does not match its keys");
+
+    // The indexes. Positions are 32-bit; an empty store has no arrays at all.
+    const std::size_t n = ix.second[0].size();
+    if (n >= std::numeric_limits<std::uint32_t>::max()) throw corrupt("more triples than 32-bit positions can number");
+    for (std::size_t i = 0; i < order_count; ++i)
+        if (ix.second[i].size() != n || ix.third[i].size() != n) throw corrupt(std::string(name(order(i))) + " length");
+    if (n == 0) {
+        for (std::size_t i = 0; i < order_count; ++i)
+            if (!ix.offsets[i].empty())
+                throw corrupt(std::string(name(order(i))) + " offsets in a store without triples");
+        if (!ix.predicates.empty()) throw corrupt("predicate statistics in a store without triples");
+        return store(std::move(dict), std::move(ix));
+    }
+    // SPO, the order the others are made from: a CSR over subject ids whose
+    // buckets are sorted by (p, o) without repeats, every id a term's.
+    const auto& off = ix.offsets[std::size_t(order::spo)];
+    const auto& sec = ix.second[std::size_t(order::spo)];
+    const auto& thi = ix.third[std::size_t(order::spo)];
+    if (off.size() < 2 || off.front() != 0 || off.back() != n || off.size() > std::size_t(terms) + 1)
+        throw corrupt("SPO offsets");
+    for (std::size_t k = 1; k < off.size(); ++k)
+        if (off[k] < off[k - 1]) throw corrupt("SPO offsets not ascending");
+    for (std::size_t k = 0; k < n; ++k)
+        if (sec[k] >= terms || thi[k] >= terms) throw corrupt("SPO ids past the last term");
+    for (std::size_t a = 0; a + 1 < off.size(); ++a)
+        for (std::size_t k = std::size_t(off[a]) + 1; k < off[a + 1]; ++k)
+            if (std::pair(sec[k - 1], thi[k - 1]) >= std::pair(sec[k], thi[k])) throw corrupt("SPO not sorted");
+    // The other orders and the statistics must be exactly what the loader
+    // makes of these triples: merge joins and the data-parallel split read
+    // several orders as one set, and the plans trust the statistics.
+    std::vector<triple> triples;
+    triples.reserve(n);
+    detail::enumerate(ix, order::spo)([&](const std::array<term_id, 3>& t) { triples.push_back({t[0], t[1], t[2]}); });
+    index_parts<std_vector> made;
+    build_indexes(made, triples);
+    // (SPO itself differs only if its offsets run past its last subject.)
+    for (std::size_t i = 0; i < order_count; ++i)
+        if (made.offsets[i] != ix.offsets[i] || made.second[i] != ix.second[i] || made.third[i] != ix.third[i])
+            throw corrupt(i == 0 ? std::string("SPO offsets past the last subject")
+                                 : std::string(name(order(i))) + " does not hold the triples of SPO");
+    auto same = [](const predicate_stat& a, const predicate_stat& b) {
+        return a.p == b.p && a.triples == b.triples && a.subjects == b.subjects && a.objects == b.objects;
+    };
+    if (!std::equal(made.predicates.begin(), made.predicates.end(), ix.predicates.begin(), ix.predicates.end(), same))
+        throw corrupt("predicate statistics do not match the triples");
+    return store(std::move(dict), std::move(ix));
+}
 } // namespace detail
 
 inline void save_store(const store& s, const std::string& path) {
@@ -93,67 +219,37 @@ inline void save_store(const store& s, const std::string& path) {
     }
 }
 
+/// Open a store file. Refused with a load_error naming the file unless
+/// every invariant holds that lookups and queries rely on:
+/// - magic, version and byte order; every array within the file, and
+///   nothing after the last;
+/// - dictionary: offsets start at 0, ascend, end at the text's size; fewer
+///   terms than 32-bit ids; every key shaped like an N-Triples term;
+/// - hash table: a power-of-two size, entries at most the term count, each
+///   id exactly once and found by a probe for its key, an empty slot left
+///   (a probe for a missing key stops there);
+/// - indexes: all twelve columns of one length below 2^32 - 1; none at all
+///   without triples; SPO a CSR over subject ids (offsets from 0 to the
+///   length, ascending, at most one per term), ids below the term count,
+///   each bucket strictly sorted by (p, o) (lookups binary-search it); PSO,
+///   POS, OSP and the predicate statistics exactly what the loader builds
+///   from SPO's triples.
 inline store open_store(const std::string& path) {
     std::unique_ptr<FILE, decltype(&std::fclose)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
     if (!f) throw load_error(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
-    std::fseek(f.get(), 0, SEEK_END);
-    const long size = std::ftell(f.get());
-    std::fseek(f.get(), 0, SEEK_SET);
-    detail::file_reader r{f.get(), path, std::uint64_t(size < 0 ? 0 : size)};
-    char magic[8];
-    r.bytes(magic, 8);
-    if (std::memcmp(magic, store_magic, 8) != 0) throw load_error(path, 0, 0, "not a tacomesh-rdf store file");
-    std::uint32_t version = 0, endian = 0;
-    r.bytes(&version, 4);
-    r.bytes(&endian, 4);
-    if (version != store_version)
-        throw load_error(path, 0, 0, "store file version " + std::to_string(version) + ", this tacomesh-rdf reads " +
-                                         std::to_string(store_version) + ": load the data again");
-    if (endian != 0x01020304) throw load_error(path, 0, 0, "store file from a machine of the other byte order");
-    const auto text_bytes = r.array<char>();
-    std::string text(text_bytes.begin(), text_bytes.end());
-    auto offsets = r.array<std::uint64_t>();
-    auto table = r.array<std::uint32_t>();
-    index_parts<std_vector> ix;
-    for (std::size_t i = 0; i < order_count; ++i) {
-        ix.offsets[i] = r.array<std::uint32_t>();
-        ix.second[i] = r.array<term_id>();
-        ix.third[i] = r.array<term_id>();
-    }
-    ix.predicates = r.array<predicate_stat>();
-    auto corrupt = [&](const std::string& what) { return load_error(path, 0, 0, "corrupt store file: " + what); };
-    if (r.remaining != 0) throw corrupt("bytes after the last array");
-    if (offsets.empty() || offsets.front() != 0 || offsets.back() != text.size()) throw corrupt("dictionary offsets");
-    for (std::size_t i = 1; i < offsets.size(); ++i)
-        if (offsets[i] < offsets[i - 1]) throw corrupt("dictionary offsets not ascending");
-    const std::uint64_t terms = offsets.size() - 1;
-    if ((table.size() & (table.size() - 1)) != 0 || table.size() < terms) throw corrupt("dictionary hash table size");
-    for (std::uint32_t slot : table)
-        if (slot > terms) throw corrupt("dictionary hash table entry");
-    const std::size_t n = ix.second[0].size();
-    for (std::size_t i = 0; i < order_count; ++i) {
-        const auto& off = ix.offsets[i];
-        if (ix.second[i].size() != n || ix.third[i].size() != n) throw corrupt(std::string(name(order(i))) + " length");
-        if (off.empty() || off.front() != 0 || off.back() != n || off.size() > terms + 1)
-            throw corrupt(std::string(name(order(i))) + " offsets");
-        for (std::size_t k = 1; k < off.size(); ++k)
-            if (off[k] < off[k - 1]) throw corrupt(std::string(name(order(i))) + " offsets not ascending");
-        for (std::size_t k = 0; k < n; ++k)
-            if (ix.second[i][k] >= terms || ix.third[i][k] >= terms) throw corrupt(std::string(name(order(i))) + " ids");
-        // Lookups binary-search each bucket: it must be sorted.
-        for (std::size_t a = 0; a + 1 < off.size(); ++a)
-            for (std::size_t k = std::size_t(off[a]) + 1; k < off[a + 1]; ++k)
-                if (std::pair(ix.second[i][k - 1], ix.third[i][k - 1]) >= std::pair(ix.second[i][k], ix.third[i][k]))
-                    throw corrupt(std::string(name(order(i))) + " not sorted");
-    }
-    for (std::size_t k = 0; k < ix.predicates.size(); ++k)
-        if (ix.predicates[k].p >= terms || (k && ix.predicates[k - 1].p >= ix.predicates[k].p)) throw corrupt("predicate statistics");
-    // Each table's keys must hash to where they are found, or lookups of
-    // query constants would silently miss: check by looking every key up.
-    dictionary_builder dict(std::move(text), std::move(offsets), std::move(table));
-    for (term_id t = 0; t < terms; ++t)
-        if (dict.find(dict.key(t)) != t) throw corrupt("dictionary hash table does not match its keys");
-    return store(std::move(dict), std::move(ix));
+    struct stat st {};
+    if (::fstat(fileno(f.get()), &st) != 0)
+        throw load_error(path, 0, 0, std::string("cannot read: ") + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw load_error(path, 0, 0, "not a regular file (a directory?)");
+    detail::file_reader r{path, std::uint64_t(st.st_size), f.get()};
+    return detail::read_checked_store(r);
+}
+
+/// A store file's bytes already in memory (`name` for messages): the checks
+/// of open_store.
+inline store read_store(std::string_view bytes, const std::string& name) {
+    detail::file_reader r{name, bytes.size(), nullptr, bytes.data()};
+    return detail::read_checked_store(r);
 }
 
 } // namespace rdf
