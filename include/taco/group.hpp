@@ -6,6 +6,7 @@
 // handle is just the root node, and a collective starts there.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -81,6 +82,10 @@ struct group {
 /// appears twice.
 template <class T>
 group<T> make_group(std::span<const global_ptr<T>> members, topology shape = topology::binomial()) {
+    // Ranks are 32-bit on the wire: a larger list would wrap to a small group.
+    if (members.size() > std::numeric_limits<std::uint32_t>::max())
+        throw std::invalid_argument("taco::make_group: " + std::to_string(members.size()) +
+                                    " members; a group has at most 2^32 - 1");
     const auto n = std::uint32_t(members.size());
     if (n == 0) throw std::invalid_argument("taco::make_group: a group needs at least one member");
     {
