@@ -42,6 +42,7 @@
 
 #include <mesh/containers/string.hpp>
 #include <mesh/containers/vector.hpp>
+#include <mesh/detail/checked.hpp>
 #include <mesh/detail/parts.hpp>
 #include <mesh/detail/tracked_storage.hpp>
 
@@ -121,6 +122,12 @@ public:
     bool empty() const noexcept { return size_ == 0; }
     /// Slots; the map grows when size() would pass 7/8 of them.
     size_type capacity() const noexcept { return groups_ * group_slots; }
+    /// The most keys: 7/8 of the slots of the largest table a shared
+    /// container's buffer may hold (more is refused with std::length_error,
+    /// the map unchanged). String keys also share a pool of at most
+    /// max_key_bytes bytes.
+    static constexpr size_type max_size() noexcept { return max_load(max_groups); }
+    static constexpr size_type max_key_bytes = std::numeric_limits<std::uint32_t>::max();
 
     // ---- reading (records nothing) ----
     const V* find(const lookup_type& k) const noexcept {
@@ -155,9 +162,14 @@ public:
             touch_slot(s);
             return {&s->value, false};
         }
+        // Refusals first, so that a refused key changes nothing.
+        if (size_ == max_size()) [[unlikely]]
+            detail::throw_too_many("mesh::hash_map::try_emplace: size() + 1", size_ + 1, sizeof(slot), max_size());
+        if constexpr (string_keys) make_key_room(k.size());
+        const V made(std::forward<Args>(args)...); // args may point into the table, which claim may move
         slot* s = claim(h);
         store_key(s->key, k);
-        ::new (&s->value) V(std::forward<Args>(args)...);
+        ::new (&s->value) V(made);
         ++size_;
         return {&s->value, true};
     }
@@ -196,6 +208,7 @@ public:
     }
     /// Room for n keys without growing.
     void reserve(size_type n) {
+        detail::check_count(n, max_size(), sizeof(slot), "mesh::hash_map::reserve(n)");
         if (n > max_load(groups_)) rehash(groups_for(n));
     }
 
@@ -281,8 +294,11 @@ private:
     static std::size_t first(std::uint64_t bits) noexcept { return std::size_t(std::countr_zero(bits)) / 8; }
 
     static constexpr std::size_t max_load(std::size_t groups) noexcept { return groups * group_slots * 7 / 8; }
+    /// The largest table: a power of two of groups whose bytes a buffer may hold.
+    static constexpr std::size_t max_groups = std::bit_floor(detail::tracked_storage::max_bytes / sizeof(group));
+    /// Groups for n keys (n at most max_size(), so neither the product nor bit_ceil can overflow).
     static std::size_t groups_for(std::size_t n) noexcept {
-        return std::bit_ceil(std::max<std::size_t>(1, (n * 8 / 7 + group_slots) / group_slots));
+        return std::min(max_groups, std::bit_ceil(std::max<std::size_t>(1, (n * 8 / 7 + group_slots) / group_slots)));
     }
 
     group* groups() const noexcept { return std::launder(reinterpret_cast<group*>(storage_.data())); }
@@ -307,17 +323,23 @@ private:
         else
             return eq_(s, k);
     }
+    /// The pool has room for `bytes` more, or the length_error that says it cannot.
+    void make_key_room(std::size_t bytes) {
+        if (bytes > max_key_bytes - keys_.size()) [[unlikely]]
+            throw std::length_error("mesh::hash_map<mesh::string, V>: a key of " + std::to_string(bytes) +
+                                    " bytes does not fit: the keys take " + std::to_string(keys_.size()) +
+                                    " bytes of the " + std::to_string(max_key_bytes) +
+                                    " a map's key pool may hold (its offsets are 32-bit)");
+    }
+    /// The caller made room (make_key_room).
     void store_key(stored_key& s, const lookup_type& k) {
         if constexpr (string_keys) {
-            if (keys_.size() + k.size() > std::numeric_limits<std::uint32_t>::max())
-                throw std::length_error("mesh::hash_map: more than 4 GiB of string keys");
             s = {std::uint32_t(keys_.size()), std::uint32_t(k.size())};
             keys_.append(k.begin(), k.end());
         } else {
             s = k;
         }
     }
-
     const slot* locate(const lookup_type& k) const noexcept { return locate(k, hasher_(k)); }
     const slot* locate(const lookup_type& k, std::uint64_t h) const noexcept {
         if (!groups_) return nullptr;
@@ -335,8 +357,12 @@ private:
         }
     }
     /// A free slot for a new key with hash h (growing first if need be), marked full.
+    /// The caller checked size() < max_size(): a table of max_groups then
+    /// has tombstones to drop instead of growing.
     slot* claim(std::uint64_t h) {
-        if (growth_left_ == 0) rehash(size_ + 1 > max_load(groups_) / 2 ? 2 * std::max<std::size_t>(groups_, 1) : groups_);
+        if (growth_left_ == 0)
+            rehash(size_ + 1 > max_load(groups_) / 2 && groups_ < max_groups ? 2 * std::max<std::size_t>(groups_, 1)
+                                                                             : groups_);
         const std::size_t mask = groups_ - 1;
         std::size_t g = std::size_t(h >> 7) & mask;
         for (std::size_t step = 1;; g = (g + step++) & mask) {
@@ -355,11 +381,11 @@ private:
         std::vector<group> old(groups_); // this core's heap: a scratch copy for the rebuild
         if (groups_) std::memcpy(static_cast<void*>(old.data()), storage_.data(), groups_ * sizeof(group));
         std::vector<char> old_keys;
+        if constexpr (string_keys) old_keys.assign(keys_.cbegin(), keys_.cend());
+        storage_.reallocate(count * sizeof(group), 0); // may fail: nothing has changed before it
         if constexpr (string_keys) {
-            old_keys.assign(keys_.begin(), keys_.end());
-            keys_.clear();
+            keys_.clear(); // the live keys go back into its buffer: no allocation
         }
-        storage_.reallocate(count * sizeof(group), 0);
         for (std::size_t g = 0; g < count; ++g) groups()[g].ctrl = all_empty;
         groups_ = count;
         growth_left_ = max_load(count);
