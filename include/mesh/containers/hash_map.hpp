@@ -19,12 +19,16 @@
 //
 // Keys and values are trivially copyable (they are copied between views byte
 // by byte), except that K may be mesh::string: the map then keeps the key
-// bytes in a pool of its own (a mesh::vector<char>, compacted when the map
-// grows) and looks up with std::string_view.
+// bytes in a pool of its own (a mesh::vector<char>) and looks up with
+// std::string_view. An erased key's bytes stay in the pool until the pool is
+// compacted: when the map grows, and when erased bytes outweigh the live
+// ones (and the slots, which compaction visits), so that a map that churns
+// through distinct keys keeps a pool about twice its live keys.
 //
 // Reading records nothing: find() const, contains, at() const, iteration.
 // The mutating members record the chunks they change; a non-const find() or
 // operator[] marks the slot's chunk changed, as the caller may write the value.
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -196,6 +200,13 @@ public:
             set_ctrl(gr, i, deleted_slot);
         }
         --size_;
+        if constexpr (string_keys) {
+            key_garbage_ += s->key.length;
+            // Amortised: compaction visits every slot and moves the live
+            // bytes, paid for by at least as many erased bytes since the last.
+            if (key_garbage_ >= std::max({keys_.size() - key_garbage_, capacity(), min_compaction}))
+                compact_keys();
+        }
         return true;
     }
     void clear() {
@@ -204,7 +215,10 @@ public:
         storage_.touch(0, groups_ * sizeof(group));
         size_ = 0;
         growth_left_ = max_load(groups_);
-        if constexpr (string_keys) keys_.clear();
+        if constexpr (string_keys) {
+            keys_.clear();
+            key_garbage_ = 0;
+        }
     }
     /// Room for n keys without growing.
     void reserve(size_type n) {
@@ -300,6 +314,8 @@ private:
     static std::size_t groups_for(std::size_t n) noexcept {
         return std::min(max_groups, std::bit_ceil(std::max<std::size_t>(1, (n * 8 / 7 + group_slots) / group_slots)));
     }
+    /// Erased key bytes below which the pool is not compacted (a chunk).
+    static constexpr std::size_t min_compaction = detail::tracked_storage::chunk_bytes;
 
     group* groups() const noexcept { return std::launder(reinterpret_cast<group*>(storage_.data())); }
     void touch_slot(const slot* s) noexcept {
@@ -323,8 +339,11 @@ private:
         else
             return eq_(s, k);
     }
-    /// The pool has room for `bytes` more, or the length_error that says it cannot.
+    /// The pool has room for `bytes` more (compacted first if erased keys
+    /// make the difference), or the length_error that says it cannot.
     void make_key_room(std::size_t bytes) {
+        if (bytes <= max_key_bytes - keys_.size()) return;
+        if (bytes <= max_key_bytes - (keys_.size() - key_garbage_)) compact_keys();
         if (bytes > max_key_bytes - keys_.size()) [[unlikely]]
             throw std::length_error("mesh::hash_map<mesh::string, V>: a key of " + std::to_string(bytes) +
                                     " bytes does not fit: the keys take " + std::to_string(keys_.size()) +
@@ -340,6 +359,38 @@ private:
             s = k;
         }
     }
+    /// Move the live keys' bytes to the front of the pool, in pool order
+    /// (each moves down, never over one not yet moved), and drop the rest.
+    /// The pool keeps its buffer: readers refresh the chunks that changed.
+    /// Nothing changes when the scratch list cannot be had (an erase does
+    /// not fail for it: the bytes are reclaimed at a later compaction).
+    void compact_keys() noexcept {
+        if constexpr (string_keys) {
+            std::vector<slot*> live;
+            try {
+                live.reserve(size_);
+            } catch (...) {
+                return;
+            }
+            for (std::size_t g = 0; g < groups_; ++g)
+                for (std::size_t i = 0; i < group_slots; ++i)
+                    if (is_full(groups()[g].ctrl, i)) live.push_back(&groups()[g].slots[i]);
+            std::sort(live.begin(), live.end(), [](const slot* a, const slot* b) { return a->key.offset < b->key.offset; });
+            char* pool = keys_.data(); // marks the pool's chunks changed
+            std::uint32_t at = 0;
+            for (slot* s : live) {
+                if (s->key.offset != at) {
+                    std::memmove(pool + at, pool + s->key.offset, s->key.length);
+                    s->key.offset = at;
+                    touch_slot(s);
+                }
+                at += s->key.length;
+            }
+            keys_.resize(at);
+            key_garbage_ = 0;
+        }
+    }
+
     const slot* locate(const lookup_type& k) const noexcept { return locate(k, hasher_(k)); }
     const slot* locate(const lookup_type& k, std::uint64_t h) const noexcept {
         if (!groups_) return nullptr;
@@ -385,6 +436,7 @@ private:
         storage_.reallocate(count * sizeof(group), 0); // may fail: nothing has changed before it
         if constexpr (string_keys) {
             keys_.clear(); // the live keys go back into its buffer: no allocation
+            key_garbage_ = 0;
         }
         for (std::size_t g = 0; g < count; ++g) groups()[g].ctrl = all_empty;
         groups_ = count;
@@ -419,6 +471,7 @@ private:
     std::size_t groups_ = 0; ///< a power of two, or 0
     std::size_t size_ = 0;
     std::size_t growth_left_ = 0; ///< empty slots that may still be filled before a rehash
+    std::size_t key_garbage_ = 0; ///< string keys: erased keys' bytes still in the pool
     [[no_unique_address]] Hash hasher_;
     [[no_unique_address]] Eq eq_;
     struct no_keys {};
