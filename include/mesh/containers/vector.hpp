@@ -26,8 +26,10 @@
 #include <compare>
 #include <cstddef>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <iterator>
+#include <memory>
 #include <new>
 #include <span>
 #include <stdexcept>
@@ -143,7 +145,7 @@ public:
     T& emplace_back(Args&&... args) {
         if (size_ == capacity()) {
             const T made(std::forward<Args>(args)...); // the arguments may be elements, which growing frees
-            grow(size_ + 1, "mesh::vector<T>::emplace_back");
+            grow(size_ + 1, "mesh::vector<T>::emplace_back: size() + 1");
             return place_back(made);
         }
         return place_back(std::forward<Args>(args)...);
@@ -168,8 +170,9 @@ public:
             if (size_ + n > capacity()) {
                 if constexpr (std::contiguous_iterator<It>) {
                     // The range may be this vector's own elements, which growing frees.
-                    const auto* from = std::to_address(first);
-                    if (from >= elements() && from < elements() + capacity()) {
+                    const T* from = std::to_address(first);
+                    const std::less_equal<const T*> le;
+                    if (le(elements(), from) && !le(elements() + capacity(), from)) {
                         const std::vector<T> copy(first, last);
                         grow(size_ + n, "mesh::vector<T>::append");
                         return append(copy.begin(), copy.end());
@@ -197,7 +200,7 @@ public:
     iterator insert(const_iterator pos, const T& value) {
         const size_type at = size_type(pos - elements());
         const T copy = value; // value may be an element
-        if (size_ == capacity()) grow(size_ + 1, "mesh::vector<T>::insert");
+        if (size_ == capacity()) grow(size_ + 1, "mesh::vector<T>::insert: size() + 1");
         std::memmove(static_cast<void*>(elements() + at + 1), elements() + at, (size_ - at) * sizeof(T));
         ::new (elements() + at) T(copy);
         ++size_;
