@@ -321,6 +321,29 @@ TEST_CASE("mesh::hash_map: erased string keys are reclaimed, so churning through
     });
 }
 
+TEST_CASE("mesh::hash_map: key views from an iteration stay valid through erases, and a key read back from an "
+          "erased key's bytes is inserted as it reads",
+          "[mesh][containers]") {
+    test::run(test::mesh_cores(1), [] {
+        mesh::hash_map<mesh::string, std::uint32_t> m;
+        for (std::uint32_t i = 0; i < 3000; ++i) m.insert("a-rather-long-key-" + std::to_string(i), i);
+        std::vector<std::string_view> keys;
+        for (auto [k, v] : m) keys.push_back(k);
+        for (std::string_view k : keys) REQUIRE(m.erase(k)); // erased bytes pile up: the views must not move
+        CHECK(m.empty());
+        for (std::uint32_t i = 0; i < 3000; ++i) REQUIRE(m.insert("b-" + std::to_string(i), i).second);
+        std::string_view gone;
+        for (auto [k, v] : m)
+            if (v == 7) gone = k;
+        REQUIRE(m.erase(gone));
+        for (std::uint32_t i = 0; i < 3000; ++i) REQUIRE(m.erase("b-" + std::to_string(i)) == (i != 7));
+        // gone views erased bytes of the pool, which this insert reclaims.
+        REQUIRE(m.insert(gone, 77u).second);
+        CHECK(m.size() == 1);
+        CHECK(m.at("b-7") == 77u);
+    });
+}
+
 TEST_CASE("mesh::vector and mesh::string follow their std counterparts", "[mesh][containers]") {
     test::run(test::mesh_cores(1), [] {
         mesh::vector<int> v{1, 2, 3};

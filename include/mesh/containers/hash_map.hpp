@@ -21,9 +21,11 @@
 // by byte), except that K may be mesh::string: the map then keeps the key
 // bytes in a pool of its own (a mesh::vector<char>) and looks up with
 // std::string_view. An erased key's bytes stay in the pool until the pool is
-// compacted: when the map grows, and when erased bytes outweigh the live
-// ones (and the slots, which compaction visits), so that a map that churns
-// through distinct keys keeps a pool about twice its live keys.
+// compacted: when the map grows, and at an insert when erased bytes outweigh
+// the live ones (and the slots, which compaction visits), so that a map that
+// churns through distinct keys keeps a pool about twice its live keys. Only
+// inserts move key bytes, as before (a rehash always did): the key views an
+// iteration gave stay valid through erases.
 //
 // Reading records nothing: find() const, contains, at() const, iteration.
 // The mutating members record the chunks they change; a non-const find() or
@@ -169,7 +171,17 @@ public:
         // Refusals first, so that a refused key changes nothing.
         if (size_ == max_size()) [[unlikely]]
             detail::throw_too_many("mesh::hash_map::try_emplace: size() + 1", size_ + 1, sizeof(slot), max_size());
-        if constexpr (string_keys) make_key_room(k.size());
+        if constexpr (string_keys) {
+            // A view of the pool's own bytes (an erased key's, read back):
+            // compaction or a rehash would move them under it.
+            const vector<char>& pool = keys_; // const: reading marks no chunk
+            const std::less_equal<const char*> le;
+            if (pool.capacity() && le(pool.data(), k.data()) && !le(pool.data() + pool.capacity(), k.data())) {
+                const std::string copy(k);
+                return try_emplace(std::string_view(copy), std::forward<Args>(args)...);
+            }
+            make_key_room(k.size());
+        }
         const V made(std::forward<Args>(args)...); // args may point into the table, which claim may move
         slot* s = claim(h);
         store_key(s->key, k);
@@ -200,13 +212,7 @@ public:
             set_ctrl(gr, i, deleted_slot);
         }
         --size_;
-        if constexpr (string_keys) {
-            key_garbage_ += s->key.length;
-            // Amortised: compaction visits every slot and moves the live
-            // bytes, paid for by at least as many erased bytes since the last.
-            if (key_garbage_ >= std::max({keys_.size() - key_garbage_, capacity(), min_compaction}))
-                compact_keys();
-        }
+        if constexpr (string_keys) key_garbage_ += s->key.length; // reclaimed by a later insert
         return true;
     }
     void clear() {
@@ -339,11 +345,15 @@ private:
         else
             return eq_(s, k);
     }
-    /// The pool has room for `bytes` more (compacted first if erased keys
-    /// make the difference), or the length_error that says it cannot.
+    /// Before a new key of `bytes` is stored: the erased keys' bytes
+    /// reclaimed when they dominate, and room for it in the pool, or the
+    /// length_error that says there is none. Amortised: compaction visits
+    /// every slot and moves the live bytes, paid for by at least as many
+    /// erased bytes since the last.
     void make_key_room(std::size_t bytes) {
-        if (bytes <= max_key_bytes - keys_.size()) return;
-        if (bytes <= max_key_bytes - (keys_.size() - key_garbage_)) compact_keys();
+        const bool dominant = key_garbage_ >= std::max({keys_.size() - key_garbage_, capacity(), min_compaction});
+        const bool no_room = bytes > max_key_bytes - keys_.size();
+        if (key_garbage_ && (dominant || no_room)) compact_keys();
         if (bytes > max_key_bytes - keys_.size()) [[unlikely]]
             throw std::length_error("mesh::hash_map<mesh::string, V>: a key of " + std::to_string(bytes) +
                                     " bytes does not fit: the keys take " + std::to_string(keys_.size()) +
