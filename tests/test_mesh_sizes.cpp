@@ -58,6 +58,15 @@ TEST_CASE("mesh::vector: resize(size() - 1) on an empty vector is refused, the v
         CHECK_THROWS_AS(mesh::vector<triple>(size_max / sizeof(triple) + 2), std::length_error);
         v.push_back(7); // still a working vector
         CHECK(contents(v) == std::vector<int>{7});
+        // assign refuses before it clears
+        CHECK_THROWS_AS(v.assign(size_max, 1), std::length_error);
+        CHECK_THROWS_AS(v.assign(mesh::vector<int>::max_size(), 1), std::bad_alloc);
+        const auto huge = std::views::iota(0, std::numeric_limits<int>::max());
+        CHECK_THROWS_AS(v.assign(huge.begin(), huge.end()), std::bad_alloc); // 8 GiB: more than any region here
+        CHECK(contents(v) == std::vector<int>{7});
+        mesh::string s = "kept";
+        CHECK_THROWS_AS(s.assign(std::string_view(s.data(), size_max / 2)), std::length_error); // a bad view, never read
+        CHECK(s == "kept");
     });
 }
 

@@ -111,8 +111,8 @@ public:
     hash_map(const hash_map& o) : hash_map() { *this = o; }
     hash_map& operator=(const hash_map& o) {
         if (this == &o) return *this;
+        reserve(o.size()); // first: a refused size leaves the map as it was
         clear();
-        reserve(o.size());
         for (auto [k, v] : o) insert_or_assign(k, v);
         return *this;
     }
@@ -372,8 +372,9 @@ private:
     /// Move the live keys' bytes to the front of the pool, in pool order
     /// (each moves down, never over one not yet moved), and drop the rest.
     /// The pool keeps its buffer: readers refresh the chunks that changed.
-    /// Nothing changes when the scratch list cannot be had (an erase does
-    /// not fail for it: the bytes are reclaimed at a later compaction).
+    /// Nothing changes when the scratch list cannot be had (the insert goes
+    /// on without it: the bytes are reclaimed at a later compaction, or by
+    /// the next rehash).
     void compact_keys() noexcept {
         if constexpr (string_keys) {
             std::vector<slot*> live;

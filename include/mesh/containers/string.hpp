@@ -69,6 +69,10 @@ public:
     }
     void clear() noexcept { chars_.clear(); }
     void assign(std::string_view s) {
+        // Room first: a refused size leaves the string as it was. (A view
+        // that does not fit is not this string's own characters.)
+        detail::check_count(s.size(), max_size(), 1, "mesh::string::assign(s)");
+        make_room(s.size());
         chars_.clear();
         append(s);
     }

@@ -189,12 +189,18 @@ public:
     }
     template <std::input_iterator It>
     void assign(It first, It last) {
+        // Room first: a refused count or allocation leaves the vector as it
+        // was. (A range that does not fit is not this vector's own.) An
+        // input range is taken as it comes.
+        if constexpr (std::forward_iterator<It>) reserve(size_type(std::distance(first, last)));
         clear();
         append(first, last);
     }
     void assign(size_type n, const T& value) {
+        const T fill = value; // value may be an element, which growing frees
+        reserve(n);           // may refuse: the vector is as it was then
         clear();
-        resize(n, value);
+        resize(n, fill);
     }
     /// Insert before pos; returns the new element.
     iterator insert(const_iterator pos, const T& value) {
