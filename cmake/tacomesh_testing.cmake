@@ -44,7 +44,7 @@ set(TACOMESH_TACO_SUITES
   ${PROJECT_SOURCE_DIR}/tests/test_api.cpp ${PROJECT_SOURCE_DIR}/tests/test_tasks.cpp)
 set(TACOMESH_MESH_SUITES
   ${PROJECT_SOURCE_DIR}/tests/test_mesh.cpp ${PROJECT_SOURCE_DIR}/tests/test_mesh_containers.cpp
-  ${PROJECT_SOURCE_DIR}/tests/test_mesh_structures.cpp)
+  ${PROJECT_SOURCE_DIR}/tests/test_mesh_structures.cpp ${PROJECT_SOURCE_DIR}/tests/test_mesh_sizes.cpp)
 
 # What every test TU is compiled with: the shared helpers, the warnings (and
 # the sanitizer's flags), the debug checks on (their tests must see them in

@@ -152,21 +152,46 @@ TEST_CASE("bad configurations are rejected before any core starts", "[misuse]") 
                         Catch::Contains("liveness_timeout is negative"));
 }
 
+TEST_CASE("a memory region the system refuses to map fails the run naming the setting that asked for it",
+          "[misuse][sizes]") {
+    if (test::sanitized) return; // address-space limits and sanitizers' shadow memory do not mix
+    using tacomesh::posix::config;
+    // Each in a child whose address space has room for 256 MiB more than it has mapped.
+    auto refusal = [](config c) {
+        auto r = test::run_in_child([c] {
+            test::limit_address_space(std::size_t(256) << 20);
+            try {
+                taco::run(c, [] {});
+            } catch (const std::runtime_error& e) {
+                std::fprintf(stderr, "%s\n", e.what());
+                std::_Exit(3);
+            }
+            std::_Exit(0);
+        });
+        REQUIRE_FALSE(r.aborted);
+        return r.err;
+    };
+    const std::size_t mib = std::size_t(1) << 20;
+    std::string err = refusal({.cores = 2, .pin = false, .non_cached_bytes = mib, .cached_bytes = 1024 * mib, .private_bytes = mib});
+    CHECK_THAT(err, Catch::Contains("config.cached_bytes = 1073741824") && Catch::Contains("(RLIMIT_AS)") &&
+                        Catch::Contains("lower config.cached_bytes"));
+    err = refusal({.cores = 2, .pin = false, .non_cached_bytes = 1024 * mib, .cached_bytes = mib, .private_bytes = mib});
+    CHECK_THAT(err, Catch::Contains("config.non_cached_bytes = 1073741824"));
+    err = refusal({.cores = 8, .pin = false, .non_cached_bytes = mib, .cached_bytes = mib, .private_bytes = 64 * mib});
+    CHECK_THAT(err, Catch::Contains("config.private_bytes = 67108864 per core, for 8 cores"));
+    // Process mode: each core's view of cached memory is a mapping of its own too.
+    err = refusal({.cores = 2, .pin = false, .mode = tacomesh::posix::execution_mode::processes,
+                   .non_cached_bytes = mib, .cached_bytes = 200 * mib, .private_bytes = mib});
+    CHECK_THAT(err, Catch::Contains("per-core view") && Catch::Contains("config.cached_bytes = 209715200"));
+}
+
 TEST_CASE("a thread the system refuses fails the run with a message, not std::terminate", "[misuse]") {
     if (test::sanitized) return; // address-space limits and sanitizers' shadow memory do not mix
     auto r = test::run_in_child([] {
         // Room for the run's mappings (~120 MB) and a few thread stacks, not
         // for 512 (8 MiB each), above what this process has mapped already
         // (which depends on the tests that ran before in it).
-        std::size_t pages = 0;
-        if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
-            if (std::fscanf(f, "%zu", &pages) != 1) pages = 0;
-            std::fclose(f);
-        }
-        rlimit as{};
-        ::getrlimit(RLIMIT_AS, &as);
-        as.rlim_cur = pages * std::size_t(::sysconf(_SC_PAGESIZE)) + (std::size_t(256) << 20);
-        ::setrlimit(RLIMIT_AS, &as);
+        test::limit_address_space(std::size_t(256) << 20);
         try {
             taco::run(tacomesh::posix::config{.cores = 512, .ring_slots = 2, .pin = false,
                                               .non_cached_bytes = 1 << 20, .cached_bytes = 1 << 20,

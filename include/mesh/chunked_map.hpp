@@ -76,6 +76,17 @@ public:
     std::size_t size() const noexcept { return size_; }
     /// Values it holds without adding a chunk.
     std::size_t capacity() const noexcept { return chunks_ * per_chunk; }
+    /// The most values: every key of K (2^64 - 1 for 64-bit keys, the last
+    /// index a std::size_t size can end at), and no more chunks than the
+    /// lookup table's buffer may hold. More is refused with std::length_error,
+    /// the map unchanged.
+    static constexpr std::size_t max_size() noexcept {
+        constexpr std::size_t keys = std::numeric_limits<K>::max() >= std::numeric_limits<std::size_t>::max()
+                                         ? std::numeric_limits<std::size_t>::max()
+                                         : std::size_t(std::numeric_limits<K>::max()) + 1;
+        constexpr std::size_t table_chunks = detail::tracked_storage::max_bytes / sizeof(V*);
+        return table_chunks > keys / per_chunk ? keys : table_chunks * per_chunk;
+    }
     const V& get(K k) const {
         check(k);
         return lookup()[k / per_chunk][k % per_chunk];
@@ -187,18 +198,28 @@ private:
     }
 
     void grow_to(std::size_t n, const V& init) {
-        if (n > std::size_t(std::numeric_limits<K>::max()) + 1)
-            throw std::length_error("mesh::chunked_map: " + std::to_string(n) + " values do not fit its key type");
+        if (n > max_size())
+            throw std::length_error("mesh::chunked_map::grow_to(n): n = " + std::to_string(n) +
+                                    " is more than max_size() = " + std::to_string(max_size()) +
+                                    " (the keys of its key type, or the chunks its lookup table may hold)");
         if (n <= size_) return;
-        const std::size_t chunks = (n + per_chunk - 1) / per_chunk;
-        if (chunks * sizeof(V*) > table_.capacity()) // tables double: the retired ones take at most as much
-            table_.reallocate(std::max<std::size_t>({chunks, 2 * table_.capacity() / sizeof(V*), 8}) * sizeof(V*),
-                              chunks_ * sizeof(V*));
-        if constexpr (Memory != map_memory::ncm) stamps_.grow(chunks); // new chunks count as changed
-        for (std::size_t c = chunks_; c < chunks; ++c)
-            lookup()[c] = static_cast<V*>(allocate(chunk_bytes, chunk_memory()));
+        const std::size_t chunks = n / per_chunk + (n % per_chunk != 0); // n + per_chunk - 1 may wrap
+        if (chunks * sizeof(V*) > table_.capacity()) { // tables double: the retired ones take at most as much
+            constexpr std::size_t max_table = detail::tracked_storage::max_bytes / sizeof(V*);
+            const std::size_t doubled = std::min(max_table, 2 * (table_.capacity() / sizeof(V*)));
+            table_.reallocate(std::max<std::size_t>({chunks, doubled, 8}) * sizeof(V*), chunks_ * sizeof(V*));
+        }
+        // A chunk refused (out of memory) leaves the size as it was; the
+        // chunks made before it are kept (counted, freed with the map).
         table_.touch(chunks_ * sizeof(V*), (chunks - chunks_) * sizeof(V*));
-        chunks_ = chunks;
+        try {
+            for (; chunks_ < chunks; ++chunks_)
+                lookup()[chunks_] = static_cast<V*>(allocate(chunk_bytes, chunk_memory()));
+        } catch (...) {
+            if constexpr (Memory != map_memory::ncm) stamps_.grow(chunks_);
+            throw;
+        }
+        if constexpr (Memory != map_memory::ncm) stamps_.grow(chunks); // new chunks count as changed
         for (std::size_t i = size_; i < n; ++i) {
             if constexpr (Memory != map_memory::ncm) stamps_.touch(i / per_chunk);
             V* p = ::new (&lookup()[i / per_chunk][i % per_chunk]) V(init);

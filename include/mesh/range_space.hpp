@@ -24,6 +24,7 @@
 #include <iterator>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include <mesh/containers/vector.hpp>
@@ -41,7 +42,10 @@ class range_space : public sharing_aware<range_space> {
 public:
     using index = std::uint32_t;
 
-    explicit range_space(std::size_t n = 0) : size_(n) {}
+    /// The most indices: index is 32-bit, and end() is an index too.
+    static constexpr std::size_t max_size() noexcept { return std::numeric_limits<index>::max(); }
+
+    explicit range_space(std::size_t n = 0) : size_(at_most_max(n)) {}
     range_space(const range_space&) = delete;
     range_space& operator=(const range_space&) = delete;
 
@@ -128,21 +132,34 @@ private:
         return w.size();
     }
 
+    /// Before any member is made, so that a refused n leaves nothing behind.
+    static std::size_t at_most_max(std::size_t n) {
+        if (n > max_size())
+            throw std::length_error("mesh::range_space(n): n = " + std::to_string(n) + " is more than max_size() = " +
+                                    std::to_string(max_size()) + " (its indices are 32-bit)");
+        return n;
+    }
+
     index add(std::size_t k) {
         const std::size_t first = size_;
-        if (k > std::numeric_limits<index>::max() - first)
-            throw std::length_error("mesh::range_space: more than 2^32 indices");
-        size_ += k;
-        if (size_ > reserve_) grow_observers();
+        if (k > max_size() - first)
+            throw std::length_error("mesh::range_space::add(k): k = " + std::to_string(k) + " more indices than the " +
+                                    std::to_string(first) + " it has would be more than max_size() = " +
+                                    std::to_string(max_size()) + " (its indices are 32-bit)");
+        // Observers first: one that cannot grow leaves the size as it was.
+        if (first + k > reserve_) grow_observers(first + k);
+        size_ = first + k;
         return index(first);
     }
 
     /// The reserve ran out: every observer grows to 1.5 times the size (a
     /// mapping may round up, e.g. to whole chunks), and the new reserve is
     /// the smallest capacity.
-    void grow_observers() {
+    void grow_observers(std::size_t size) {
         ++rounds_;
-        const std::size_t want = size_ + size_ / 2;
+        // Not past what the space may ever hold: a mapping keyed by index
+        // need not hold more (and a uint32 key could not).
+        const std::size_t want = std::min(size + size / 2, max_size());
         std::size_t smallest = std::numeric_limits<std::size_t>::max();
         for (const observer& o : observers_) smallest = std::min(smallest, o.grow(want));
         reserve_ = smallest;

@@ -1,11 +1,13 @@
 #pragma once
 // Helpers shared by the tests.
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -134,6 +136,21 @@ void for_each_map_and_controller(F f) {
     controllers.template operator()<mesh::chunked_map<std::uint32_t, long, mem::dcm>>();
     if (shared_non_cached()) controllers.template operator()<mesh::chunked_map<std::uint32_t, long, mem::ncm>>();
     controllers.template operator()<mesh::chunked_map<std::uint32_t, long, mem::wt>>();
+}
+
+/// In a forked child: limit the address space to what the process has
+/// mapped now (which depends on the tests that ran before in it) plus
+/// `headroom`, so that the next large mapping or thread stack is refused.
+inline void limit_address_space(std::size_t headroom) {
+    std::size_t pages = 0;
+    if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(f, "%zu", &pages) != 1) pages = 0;
+        std::fclose(f);
+    }
+    rlimit as{};
+    ::getrlimit(RLIMIT_AS, &as);
+    as.rlim_cur = pages * std::size_t(::sysconf(_SC_PAGESIZE)) + headroom;
+    ::setrlimit(RLIMIT_AS, &as);
 }
 
 struct child_result {

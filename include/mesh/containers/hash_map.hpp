@@ -19,12 +19,18 @@
 //
 // Keys and values are trivially copyable (they are copied between views byte
 // by byte), except that K may be mesh::string: the map then keeps the key
-// bytes in a pool of its own (a mesh::vector<char>, compacted when the map
-// grows) and looks up with std::string_view.
+// bytes in a pool of its own (a mesh::vector<char>) and looks up with
+// std::string_view. An erased key's bytes stay in the pool until the pool is
+// compacted: when the map grows, and at an insert when erased bytes outweigh
+// the live ones (and the slots, which compaction visits), so that a map that
+// churns through distinct keys keeps a pool about twice its live keys. Only
+// inserts move key bytes, as before (a rehash always did): the key views an
+// iteration gave stay valid through erases.
 //
 // Reading records nothing: find() const, contains, at() const, iteration.
 // The mutating members record the chunks they change; a non-const find() or
 // operator[] marks the slot's chunk changed, as the caller may write the value.
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -42,6 +48,7 @@
 
 #include <mesh/containers/string.hpp>
 #include <mesh/containers/vector.hpp>
+#include <mesh/detail/checked.hpp>
 #include <mesh/detail/parts.hpp>
 #include <mesh/detail/tracked_storage.hpp>
 
@@ -104,8 +111,8 @@ public:
     hash_map(const hash_map& o) : hash_map() { *this = o; }
     hash_map& operator=(const hash_map& o) {
         if (this == &o) return *this;
+        reserve(o.size()); // first: a refused size leaves the map as it was
         clear();
-        reserve(o.size());
         for (auto [k, v] : o) insert_or_assign(k, v);
         return *this;
     }
@@ -121,6 +128,12 @@ public:
     bool empty() const noexcept { return size_ == 0; }
     /// Slots; the map grows when size() would pass 7/8 of them.
     size_type capacity() const noexcept { return groups_ * group_slots; }
+    /// The most keys: 7/8 of the slots of the largest table a shared
+    /// container's buffer may hold (more is refused with std::length_error,
+    /// the map unchanged). String keys also share a pool of at most
+    /// max_key_bytes bytes.
+    static constexpr size_type max_size() noexcept { return max_load(max_groups); }
+    static constexpr size_type max_key_bytes = std::numeric_limits<std::uint32_t>::max();
 
     // ---- reading (records nothing) ----
     const V* find(const lookup_type& k) const noexcept {
@@ -155,9 +168,24 @@ public:
             touch_slot(s);
             return {&s->value, false};
         }
+        // Refusals first, so that a refused key changes nothing.
+        if (size_ == max_size()) [[unlikely]]
+            detail::throw_too_many("mesh::hash_map::try_emplace: size() + 1", size_ + 1, sizeof(slot), max_size());
+        if constexpr (string_keys) {
+            // A view of the pool's own bytes (an erased key's, read back):
+            // compaction or a rehash would move them under it.
+            const vector<char>& pool = keys_; // const: reading marks no chunk
+            const std::less_equal<const char*> le;
+            if (pool.capacity() && le(pool.data(), k.data()) && !le(pool.data() + pool.capacity(), k.data())) {
+                const std::string copy(k);
+                return try_emplace(std::string_view(copy), std::forward<Args>(args)...);
+            }
+            make_key_room(k.size());
+        }
+        const V made(std::forward<Args>(args)...); // args may point into the table, which claim may move
         slot* s = claim(h);
         store_key(s->key, k);
-        ::new (&s->value) V(std::forward<Args>(args)...);
+        ::new (&s->value) V(made);
         ++size_;
         return {&s->value, true};
     }
@@ -184,6 +212,7 @@ public:
             set_ctrl(gr, i, deleted_slot);
         }
         --size_;
+        if constexpr (string_keys) key_garbage_ += s->key.length; // reclaimed by a later insert
         return true;
     }
     void clear() {
@@ -192,10 +221,14 @@ public:
         storage_.touch(0, groups_ * sizeof(group));
         size_ = 0;
         growth_left_ = max_load(groups_);
-        if constexpr (string_keys) keys_.clear();
+        if constexpr (string_keys) {
+            keys_.clear();
+            key_garbage_ = 0;
+        }
     }
     /// Room for n keys without growing.
     void reserve(size_type n) {
+        detail::check_count(n, max_size(), sizeof(slot), "mesh::hash_map::reserve(n)");
         if (n > max_load(groups_)) rehash(groups_for(n));
     }
 
@@ -281,9 +314,14 @@ private:
     static std::size_t first(std::uint64_t bits) noexcept { return std::size_t(std::countr_zero(bits)) / 8; }
 
     static constexpr std::size_t max_load(std::size_t groups) noexcept { return groups * group_slots * 7 / 8; }
+    /// The largest table: a power of two of groups whose bytes a buffer may hold.
+    static constexpr std::size_t max_groups = std::bit_floor(detail::tracked_storage::max_bytes / sizeof(group));
+    /// Groups for n keys (n at most max_size(), so neither the product nor bit_ceil can overflow).
     static std::size_t groups_for(std::size_t n) noexcept {
-        return std::bit_ceil(std::max<std::size_t>(1, (n * 8 / 7 + group_slots) / group_slots));
+        return std::min(max_groups, std::bit_ceil(std::max<std::size_t>(1, (n * 8 / 7 + group_slots) / group_slots)));
     }
+    /// Erased key bytes below which the pool is not compacted (a chunk).
+    static constexpr std::size_t min_compaction = detail::tracked_storage::chunk_bytes;
 
     group* groups() const noexcept { return std::launder(reinterpret_cast<group*>(storage_.data())); }
     void touch_slot(const slot* s) noexcept {
@@ -307,14 +345,60 @@ private:
         else
             return eq_(s, k);
     }
+    /// Before a new key of `bytes` is stored: the erased keys' bytes
+    /// reclaimed when they dominate, and room for it in the pool, or the
+    /// length_error that says there is none. Amortised: compaction visits
+    /// every slot and moves the live bytes, paid for by at least as many
+    /// erased bytes since the last.
+    void make_key_room(std::size_t bytes) {
+        const bool dominant = key_garbage_ >= std::max({keys_.size() - key_garbage_, capacity(), min_compaction});
+        const bool no_room = bytes > max_key_bytes - keys_.size();
+        if (key_garbage_ && (dominant || no_room)) compact_keys();
+        if (bytes > max_key_bytes - keys_.size()) [[unlikely]]
+            throw std::length_error("mesh::hash_map<mesh::string, V>: a key of " + std::to_string(bytes) +
+                                    " bytes does not fit: the keys take " + std::to_string(keys_.size()) +
+                                    " bytes of the " + std::to_string(max_key_bytes) +
+                                    " a map's key pool may hold (its offsets are 32-bit)");
+    }
+    /// The caller made room (make_key_room).
     void store_key(stored_key& s, const lookup_type& k) {
         if constexpr (string_keys) {
-            if (keys_.size() + k.size() > std::numeric_limits<std::uint32_t>::max())
-                throw std::length_error("mesh::hash_map: more than 4 GiB of string keys");
             s = {std::uint32_t(keys_.size()), std::uint32_t(k.size())};
             keys_.append(k.begin(), k.end());
         } else {
             s = k;
+        }
+    }
+    /// Move the live keys' bytes to the front of the pool, in pool order
+    /// (each moves down, never over one not yet moved), and drop the rest.
+    /// The pool keeps its buffer: readers refresh the chunks that changed.
+    /// Nothing changes when the scratch list cannot be had (the insert goes
+    /// on without it: the bytes are reclaimed at a later compaction, or by
+    /// the next rehash).
+    void compact_keys() noexcept {
+        if constexpr (string_keys) {
+            std::vector<slot*> live;
+            try {
+                live.reserve(size_);
+            } catch (...) {
+                return;
+            }
+            for (std::size_t g = 0; g < groups_; ++g)
+                for (std::size_t i = 0; i < group_slots; ++i)
+                    if (is_full(groups()[g].ctrl, i)) live.push_back(&groups()[g].slots[i]);
+            std::sort(live.begin(), live.end(), [](const slot* a, const slot* b) { return a->key.offset < b->key.offset; });
+            char* pool = keys_.data(); // marks the pool's chunks changed
+            std::uint32_t at = 0;
+            for (slot* s : live) {
+                if (s->key.offset != at) {
+                    std::memmove(pool + at, pool + s->key.offset, s->key.length);
+                    s->key.offset = at;
+                    touch_slot(s);
+                }
+                at += s->key.length;
+            }
+            keys_.resize(at);
+            key_garbage_ = 0;
         }
     }
 
@@ -335,8 +419,12 @@ private:
         }
     }
     /// A free slot for a new key with hash h (growing first if need be), marked full.
+    /// The caller checked size() < max_size(): a table of max_groups then
+    /// has tombstones to drop instead of growing.
     slot* claim(std::uint64_t h) {
-        if (growth_left_ == 0) rehash(size_ + 1 > max_load(groups_) / 2 ? 2 * std::max<std::size_t>(groups_, 1) : groups_);
+        if (growth_left_ == 0)
+            rehash(size_ + 1 > max_load(groups_) / 2 && groups_ < max_groups ? 2 * std::max<std::size_t>(groups_, 1)
+                                                                             : groups_);
         const std::size_t mask = groups_ - 1;
         std::size_t g = std::size_t(h >> 7) & mask;
         for (std::size_t step = 1;; g = (g + step++) & mask) {
@@ -355,11 +443,12 @@ private:
         std::vector<group> old(groups_); // this core's heap: a scratch copy for the rebuild
         if (groups_) std::memcpy(static_cast<void*>(old.data()), storage_.data(), groups_ * sizeof(group));
         std::vector<char> old_keys;
+        if constexpr (string_keys) old_keys.assign(keys_.cbegin(), keys_.cend());
+        storage_.reallocate(count * sizeof(group), 0); // may fail: nothing has changed before it
         if constexpr (string_keys) {
-            old_keys.assign(keys_.begin(), keys_.end());
-            keys_.clear();
+            keys_.clear(); // the live keys go back into its buffer: no allocation
+            key_garbage_ = 0;
         }
-        storage_.reallocate(count * sizeof(group), 0);
         for (std::size_t g = 0; g < count; ++g) groups()[g].ctrl = all_empty;
         groups_ = count;
         growth_left_ = max_load(count);
@@ -393,6 +482,7 @@ private:
     std::size_t groups_ = 0; ///< a power of two, or 0
     std::size_t size_ = 0;
     std::size_t growth_left_ = 0; ///< empty slots that may still be filled before a rehash
+    std::size_t key_garbage_ = 0; ///< string keys: erased keys' bytes still in the pool
     [[no_unique_address]] Hash hasher_;
     [[no_unique_address]] Eq eq_;
     struct no_keys {};

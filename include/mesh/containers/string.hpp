@@ -9,8 +9,10 @@
 //   };
 //   { auto w = mesh::write(p); w->name = "Cottbus"; w->name += " Hbf"; }
 //   std::string_view n = mesh::read(p)->name;
+#include <algorithm>
 #include <compare>
 #include <cstddef>
+#include <functional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -41,6 +43,8 @@ public:
     size_type length() const noexcept { return size(); }
     bool empty() const noexcept { return size() == 0; }
     size_type capacity() const noexcept { return chars_.capacity() ? chars_.capacity() - 1 : 0; }
+    /// The most characters: the NUL takes one of the buffer's.
+    static constexpr size_type max_size() noexcept { return vector<char>::max_size() - 1; }
     const char* data() const noexcept { return chars_.empty() ? "" : chars_.data(); }
     const char* c_str() const noexcept { return data(); }
     std::string_view view() const noexcept { return {data(), size()}; }
@@ -59,16 +63,29 @@ public:
                                     std::to_string(size()));
         chars_.set(i, c);
     }
-    void reserve(size_type n) { chars_.reserve(n + 1); }
+    void reserve(size_type n) {
+        detail::check_count(n, max_size(), 1, "mesh::string::reserve(n)");
+        chars_.reserve(n + 1);
+    }
     void clear() noexcept { chars_.clear(); }
     void assign(std::string_view s) {
+        // Room first: a refused size leaves the string as it was. (A view
+        // that does not fit is not this string's own characters.)
+        detail::check_count(s.size(), max_size(), 1, "mesh::string::assign(s)");
+        make_room(s.size());
         chars_.clear();
         append(s);
     }
     string& append(std::string_view s) {
         if (s.empty()) return *this;
+        if (s.size() > max_size() - size()) [[unlikely]]
+            detail::throw_too_many("mesh::string::append(s): size() + s.size()", s.size(), 1, max_size() - size());
+        if (size() + s.size() + 1 > chars_.capacity()) {
+            if (holds(s.data())) return append(std::string(s)); // growing frees s: a copy first
+            make_room(size() + s.size());
+        }
         if (!chars_.empty()) chars_.pop_back(); // the NUL
-        chars_.append(s.begin(), s.end());
+        chars_.append(s.begin(), s.end());       // no reallocation now: nothing can fail from here
         chars_.push_back('\0');
         return *this;
     }
@@ -84,7 +101,11 @@ public:
             chars_.resize(n + 1);
             chars_.set(n, '\0');
         } else {
-            append(std::string(n - size(), c));
+            detail::check_count(n, max_size(), 1, "mesh::string::resize(n)");
+            make_room(n);
+            if (!chars_.empty()) chars_.pop_back(); // the NUL (an empty string has none)
+            chars_.resize(n, c);
+            chars_.push_back('\0');
         }
     }
 
@@ -95,6 +116,20 @@ public:
     friend std::ostream& operator<<(std::ostream& os, const string& s) { return os << s.view(); }
 
 private:
+    /// Room for n characters and the NUL before anything changes, so that a
+    /// refused allocation leaves the string as it was; doubles (appends are
+    /// amortised), a cache line at least (what the allocator hands out
+    /// anyway). n is at most max_size().
+    void make_room(size_type n) {
+        if (n + 1 <= chars_.capacity()) return;
+        const size_type doubled = std::max<size_type>(2 * chars_.capacity(), 64);
+        chars_.reserve(std::min(std::max(n + 1, doubled), vector<char>::max_size()));
+    }
+    bool holds(const char* p) const noexcept {
+        const std::less_equal<const char*> le;
+        return chars_.capacity() && le(chars_.data(), p) && !le(chars_.data() + chars_.capacity(), p);
+    }
+
     vector<char> chars_; ///< size() + 1 characters, the last '\0'; empty while the string is
 };
 

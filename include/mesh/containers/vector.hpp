@@ -26,14 +26,18 @@
 #include <compare>
 #include <cstddef>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <iterator>
+#include <memory>
 #include <new>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
+#include <mesh/detail/checked.hpp>
 #include <mesh/detail/parts.hpp>
 #include <mesh/detail/tracked_storage.hpp>
 
@@ -91,6 +95,9 @@ public:
     size_type size() const noexcept { return size_; }
     bool empty() const noexcept { return size_ == 0; }
     size_type capacity() const noexcept { return storage_.capacity() / sizeof(T); }
+    /// The most elements a vector may hold: its buffer's byte count must
+    /// fit (a count beyond is refused with std::length_error, the vector unchanged).
+    static constexpr size_type max_size() noexcept { return detail::tracked_storage::max_bytes / sizeof(T); }
     const T* data() const noexcept { return elements(); }
     const T& operator[](size_type i) const noexcept { return elements()[i]; }
     const T& at(size_type i) const {
@@ -130,22 +137,25 @@ public:
     iterator end() noexcept { return elements() + size_; }
 
     void reserve(size_type n) {
+        detail::check_count(n, max_size(), sizeof(T), "mesh::vector<T>::reserve(n)");
         if (n > capacity()) storage_.reallocate(n * sizeof(T), size_ * sizeof(T));
     }
     void push_back(const T& value) { emplace_back(value); }
     template <class... Args>
     T& emplace_back(Args&&... args) {
-        if (size_ == capacity()) grow(size_ + 1);
-        T* p = ::new (elements() + size_) T(std::forward<Args>(args)...);
-        touch(size_, 1);
-        ++size_;
-        return *p;
+        if (size_ == capacity()) {
+            const T made(std::forward<Args>(args)...); // the arguments may be elements, which growing frees
+            grow(size_ + 1, "mesh::vector<T>::emplace_back: size() + 1");
+            return place_back(made);
+        }
+        return place_back(std::forward<Args>(args)...);
     }
     void pop_back() noexcept { --size_; }
     void resize(size_type n, const T& value = T{}) {
         if (n > size_) {
-            if (n > capacity()) grow(n);
-            std::uninitialized_fill(elements() + size_, elements() + n, value);
+            const T fill = value; // value may be an element, which growing frees
+            if (n > capacity()) grow(n, "mesh::vector<T>::resize(n)");
+            std::uninitialized_fill(elements() + size_, elements() + n, fill);
             touch(size_, n - size_);
         }
         size_ = n;
@@ -155,7 +165,21 @@ public:
     void append(It first, It last) {
         if constexpr (std::forward_iterator<It>) {
             const auto n = size_type(std::distance(first, last));
-            if (size_ + n > capacity()) grow(size_ + n);
+            if (n > max_size() - size_) [[unlikely]]
+                detail::throw_too_many("mesh::vector<T>::append(first, last): size() + n", n, sizeof(T), max_size() - size_);
+            if (size_ + n > capacity()) {
+                if constexpr (std::contiguous_iterator<It>) {
+                    // The range may be this vector's own elements, which growing frees.
+                    const T* from = std::to_address(first);
+                    const std::less_equal<const T*> le;
+                    if (le(elements(), from) && !le(elements() + capacity(), from)) {
+                        const std::vector<T> copy(first, last);
+                        grow(size_ + n, "mesh::vector<T>::append");
+                        return append(copy.begin(), copy.end());
+                    }
+                }
+                grow(size_ + n, "mesh::vector<T>::append");
+            }
             std::uninitialized_copy(first, last, elements() + size_);
             touch(size_, n);
             size_ += n;
@@ -165,18 +189,24 @@ public:
     }
     template <std::input_iterator It>
     void assign(It first, It last) {
+        // Room first: a refused count or allocation leaves the vector as it
+        // was. (A range that does not fit is not this vector's own.) An
+        // input range is taken as it comes.
+        if constexpr (std::forward_iterator<It>) reserve(size_type(std::distance(first, last)));
         clear();
         append(first, last);
     }
     void assign(size_type n, const T& value) {
+        const T fill = value; // value may be an element, which growing frees
+        reserve(n);           // may refuse: the vector is as it was then
         clear();
-        resize(n, value);
+        resize(n, fill);
     }
     /// Insert before pos; returns the new element.
     iterator insert(const_iterator pos, const T& value) {
         const size_type at = size_type(pos - elements());
         const T copy = value; // value may be an element
-        if (size_ == capacity()) grow(size_ + 1);
+        if (size_ == capacity()) grow(size_ + 1, "mesh::vector<T>::insert: size() + 1");
         std::memmove(static_cast<void*>(elements() + at + 1), elements() + at, (size_ - at) * sizeof(T));
         ::new (elements() + at) T(copy);
         ++size_;
@@ -201,10 +231,21 @@ private:
     void enlist() { detail::register_part(this, &detail::part_ops_of<vector>::table); }
     T* elements() const noexcept { return std::launder(reinterpret_cast<T*>(storage_.data())); }
     void touch(size_type first, size_type n) noexcept { storage_.touch(first * sizeof(T), n * sizeof(T)); }
-    void grow(size_type at_least) {
-        const size_type doubled = 2 * capacity();
+    /// Room for at_least elements (refused beyond max_size(), naming `what`);
+    /// doubles, up to max_size(), so that appends are amortised.
+    void grow(size_type at_least, const char* what) {
+        detail::check_count(at_least, max_size(), sizeof(T), what);
+        const size_type doubled = capacity() > max_size() / 2 ? max_size() : 2 * capacity();
         const size_type minimum = std::max<size_type>(1, 64 / sizeof(T)); // at least a cache line
-        storage_.reallocate(std::max({at_least, doubled, minimum}) * sizeof(T), size_ * sizeof(T));
+        storage_.reallocate(std::min(std::max({at_least, doubled, minimum}), max_size()) * sizeof(T),
+                            size_ * sizeof(T));
+    }
+    template <class... Args>
+    T& place_back(Args&&... args) {
+        T* p = ::new (elements() + size_) T(std::forward<Args>(args)...);
+        touch(size_, 1);
+        ++size_;
+        return *p;
     }
     void check(size_type i) const {
         if (i >= size_) [[unlikely]]

@@ -7,7 +7,10 @@
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <unordered_map>
+
+#include <mesh/detail/checked.hpp>
 
 namespace mesh::detail {
 
@@ -17,14 +20,21 @@ public:
         if (bytes) free_.emplace(0, bytes);
     }
 
-    /// nullptr when no free block is large enough.
+    /// nullptr when no free block is large enough (also for a size or an
+    /// alignment so large that rounding it would wrap: no block is).
     std::byte* allocate(std::size_t bytes, std::size_t align) {
-        bytes = round_up(bytes == 0 ? 1 : bytes, granule);
+        const std::optional<std::size_t> rounded = checked_round_up(bytes == 0 ? 1 : bytes, granule);
+        if (!rounded || *rounded > size_) return nullptr;
+        bytes = *rounded;
         align = align < granule ? granule : align;
         for (auto it = free_.begin(); it != free_.end(); ++it) {
-            const std::size_t start = round_up(it->first, align);
-            const std::size_t end = it->first + it->second;
-            if (start + bytes > end) continue;
+            // The address is aligned, not the offset (the range's base is
+            // only page-aligned); an alignment past the range fails here.
+            const auto base = reinterpret_cast<std::uintptr_t>(base_);
+            const std::optional<std::size_t> aligned = checked_round_up(base + it->first, align);
+            const std::size_t end = it->first + it->second; // within the range: cannot wrap
+            if (!aligned || *aligned - base > end || bytes > end - (*aligned - base)) continue;
+            const std::size_t start = *aligned - base;
             const std::size_t head = start - it->first, tail = end - (start + bytes);
             if (head) it->second = head; else free_.erase(it);
             if (tail) free_.emplace(start + bytes, tail);
@@ -77,8 +87,6 @@ public:
     static constexpr std::size_t granule = 64;
 
 private:
-    static constexpr std::size_t round_up(std::size_t v, std::size_t a) noexcept { return (v + a - 1) / a * a; }
-
     std::byte* base_;
     std::size_t size_;
     std::map<std::size_t, std::size_t> free_;           // offset -> bytes, coalesced

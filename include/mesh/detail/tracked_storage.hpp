@@ -20,9 +20,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include <mesh/change_stamps.hpp>
+#include <mesh/detail/checked.hpp>
 #include <mesh/memory.hpp>
 
 namespace mesh::detail {
@@ -30,6 +33,10 @@ namespace mesh::detail {
 class tracked_storage {
 public:
     static constexpr std::size_t chunk_bytes = 4096;
+    /// The largest buffer: what a pointer difference can span, less the
+    /// header and the allocator's rounding (so neither can wrap). The
+    /// containers' max_size() is this over their element's size.
+    static constexpr std::size_t max_bytes = std::size_t(PTRDIFF_MAX) - 2 * chunk_bytes;
 
     tracked_storage() = default;
     tracked_storage(const tracked_storage&) = delete;
@@ -48,7 +55,12 @@ public:
     std::size_t capacity() const noexcept { return capacity_; }
 
     /// A buffer of `bytes` (more than now), holding the first `keep` bytes of the current one.
+    /// Refused (std::length_error, nothing changed) beyond max_bytes: the
+    /// containers check their counts first and name them; this is the floor.
     void reallocate(std::size_t bytes, std::size_t keep) {
+        if (bytes > max_bytes) [[unlikely]]
+            throw std::length_error("mesh: a shared container's buffer of " + std::to_string(bytes) +
+                                    " bytes is more than the largest one may have (" + std::to_string(max_bytes) + ")");
         auto* block = static_cast<std::byte*>(allocate(header_bytes + bytes));
         std::byte* older = nullptr;
         if (data_) {

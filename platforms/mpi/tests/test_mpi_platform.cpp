@@ -6,7 +6,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -77,6 +79,18 @@ TEST_CASE("mpi: every core's messages to one core arrive in order per source, ra
 TEST_CASE("mpi: a bad configuration is refused on rank 0 before any rank starts the run", "[mpi]") {
     CHECK_THROWS_WITH(taco::run(tacomesh::mpi::config{.cores = 2, .window = 0}, [] {}),
                       Catch::Contains("config.window must be 1 to 65536"));
+    // MESH's memory: a size that wrapped when rounded to pages (the run went
+    // on without that memory), one past what a rank may reserve, and a sum.
+    const std::size_t most = std::numeric_limits<std::size_t>::max(), tib = std::size_t(1) << 40;
+    CHECK_THROWS_WITH(taco::run(tacomesh::mpi::config{.cores = 2, .cached_bytes = most}, [] {}),
+                      Catch::Contains("config.cached_bytes = " + std::to_string(most)) &&
+                          Catch::Contains("lower config.cached_bytes"));
+    CHECK_THROWS_WITH(taco::run(tacomesh::mpi::config{.cores = 2, .non_cached_bytes = 64 * tib}, [] {}),
+                      Catch::Contains("config.non_cached_bytes = 70368744177664 is more than the 32 TiB"));
+    CHECK_THROWS_WITH(taco::run(tacomesh::mpi::config{.cores = 2, .private_bytes = most - 4000}, [] {}),
+                      Catch::Contains("config.private_bytes"));
+    CHECK_THROWS_WITH(taco::run(tacomesh::mpi::config{.cores = 2, .cached_bytes = 20 * tib, .private_bytes = 20 * tib}, [] {}),
+                      Catch::Contains("MESH's memory would take") && Catch::Contains("private_bytes = 21990232555520 per core"));
     // The ranks are still serving: a good run afterwards works.
     long sum = 0;
     taco::run(tacomesh::mpi::config{.cores = 3}, [&] {

@@ -3,20 +3,23 @@
 // cycles they cost modelled.
 #include <catch2/catch.hpp>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
+#include <limits>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include <mesh/mesh.hpp>
 #include <taco/taco.hpp>
 #include <tacomesh/scc/emulated/platform.hpp>
-#include <test_support.hpp>
-
-#include <sys/resource.h>
-#include <cstdio>
-#include <cstdlib>
+#include <test_support.hpp> // run_in_child, sanitized
 
 namespace scc = tacomesh::scc::emulated;
 
@@ -71,15 +74,7 @@ TEST_CASE("SCC emulation: a host thread the system refuses fails the run with a 
     auto r = test::run_in_child([] {
         // Room for the run's memory (small regions below) and a few thread
         // stacks, not for 47 (8 MiB each), above what this process has mapped.
-        std::size_t pages = 0;
-        if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
-            if (std::fscanf(f, "%zu", &pages) != 1) pages = 0;
-            std::fclose(f);
-        }
-        rlimit as{};
-        ::getrlimit(RLIMIT_AS, &as);
-        as.rlim_cur = pages * std::size_t(::sysconf(_SC_PAGESIZE)) + (std::size_t(96) << 20);
-        ::setrlimit(RLIMIT_AS, &as);
+        test::limit_address_space(std::size_t(96) << 20);
         try {
             taco::run(scc::config{.cores = 48, .cached_bytes = 1 << 20, .write_through_bytes = 1 << 20,
                                   .non_cached_bytes = 1 << 20, .private_bytes = 1 << 16},
@@ -270,4 +265,55 @@ TEST_CASE("SCC emulation: control blocks, and so the Timestamp counters, lie in 
     CHECK(in_use_full == 3 * cores);
     CHECK(in_use_after_destroy == 3 * cores - 1);
     CHECK(reused_on_chip);
+}
+
+TEST_CASE("SCC emulation: a memory setting the host cannot back is refused naming the setting, the size asked and "
+          "what the host has",
+          "[scc][platform][mesh][sizes]") {
+    auto run_with = [](scc::config c) { taco::run(c, [] {}); };
+    const std::size_t tib = std::size_t(1) << 40;
+    if (scc::detail::host_memory_bytes() < tib) {
+        // Used to be a bare std::bad_alloc from the host's allocator.
+        CHECK_THROWS_AS(run_with({.cores = 2, .cached_bytes = tib}), scc::memory_refused);
+        CHECK_THROWS_WITH(run_with({.cores = 2, .cached_bytes = tib}),
+                          Catch::Contains("config.cached_bytes = 1099511627776 bytes") &&
+                              Catch::Contains("more than the host can back") &&
+                              Catch::Contains(std::to_string(scc::detail::host_memory_bytes()) + " bytes"));
+        CHECK_THROWS_WITH(run_with({.cores = 2, .write_through_bytes = tib}), Catch::Contains("config.write_through_bytes"));
+        CHECK_THROWS_WITH(run_with({.cores = 2, .non_cached_bytes = tib}), Catch::Contains("config.non_cached_bytes"));
+        // Per core: 48 slabs of a sixteenth of the host are more than it has, each alone is not.
+        const std::size_t slab = scc::detail::host_memory_bytes() / 16 / 4096 * 4096;
+        CHECK_THROWS_WITH(run_with({.cores = 48, .private_bytes = slab}),
+                          Catch::Contains("config.private_bytes = " + std::to_string(slab) + " bytes per core, for 48 cores"));
+    } else {
+        WARN("the host backs 1 TiB: its refusal is not shown");
+    }
+    // Sizes that wrapped when rounded to pages (to no memory at all, and a run without it).
+    const std::size_t most = std::numeric_limits<std::size_t>::max();
+    CHECK_THROWS_WITH(run_with({.cores = 2, .cached_bytes = most}),
+                      Catch::Contains("config.cached_bytes = " + std::to_string(most)) &&
+                          Catch::Contains("does not fit a std::size_t"));
+    CHECK_THROWS_WITH(run_with({.cores = 2, .private_bytes = most - 100}), Catch::Contains("config.private_bytes"));
+    CHECK_THROWS_WITH(run_with({.cores = 4, .private_bytes = most / 2}), Catch::Contains("for 4 cores"));
+}
+
+TEST_CASE("SCC emulation: a region the host refuses to allocate names its setting", "[scc][platform][mesh][sizes]") {
+    if (test::sanitized) return; // address-space limits and sanitizers' shadow memory do not mix
+    auto r = test::run_in_child([] {
+        // Room for 200 MiB above what the process has mapped: each region of
+        // 150 MiB fits the limit alone, the second no longer does.
+        test::limit_address_space(std::size_t(200) << 20);
+        try {
+            taco::run(scc::config{.cores = 2, .cached_bytes = std::size_t(150) << 20,
+                                  .write_through_bytes = std::size_t(150) << 20},
+                      [] {});
+        } catch (const std::bad_alloc& e) {
+            std::fprintf(stderr, "%s\n", e.what());
+            std::_Exit(3);
+        }
+        std::_Exit(0);
+    });
+    INFO(r.err);
+    REQUIRE_FALSE(r.aborted);
+    CHECK(r.err.find("config.write_through_bytes = 157286400 bytes: the host refused") != std::string::npos);
 }

@@ -101,13 +101,24 @@ public:
             char text[MPI_MAX_ERROR_STRING] = {};
             int length = 0;
             MPI_Error_string(code, text, &length);
-            window_error_ = refused =
-                "tacomesh::mpi: MESH's shared memory needs an MPI window, and MPI_Win_allocate failed (" +
-                std::string(text, std::size_t(length)) +
-                "). Across hosts Open MPI needs a one-sided component for the network: Debian's Open MPI 4.1 "
-                "disables osc/ucx (/etc/openmpi/openmpi-mca-params.conf) and osc/pt2pt cannot serve "
-                "MPI_THREAD_MULTIPLE, so start mpirun with --mca osc ucx,sm -x UCX_TLS=tcp,self (or your "
-                "network's UCX transports)";
+            int kind = MPI_SUCCESS;
+            MPI_Error_class(code, &kind);
+            const std::string needs = "tacomesh::mpi: MESH's shared memory needs a window of " +
+                                      std::to_string(cached_ + non_cached_) + " bytes at rank 0 (config.cached_bytes = " +
+                                      std::to_string(s.cached) + " plus config.non_cached_bytes = " +
+                                      std::to_string(s.non_cached) + "), and ";
+            const std::string mpi_says(text, std::size_t(length));
+            if (kind == MPI_ERR_NO_MEM) // the size: say which settings make it
+                window_error_ = needs + "MPI could not allocate it (" + mpi_says +
+                                "); lower config.cached_bytes or non_cached_bytes";
+            else
+                window_error_ =
+                    needs + "MPI_Win_allocate failed (" + mpi_says +
+                    "). Across hosts Open MPI needs a one-sided component for the network: Debian's Open MPI 4.1 "
+                    "disables osc/ucx (/etc/openmpi/openmpi-mca-params.conf) and osc/pt2pt cannot serve "
+                    "MPI_THREAD_MULTIPLE, so start mpirun with --mca osc ucx,sm -x UCX_TLS=tcp,self (or your "
+                    "network's UCX transports)";
+            refused = window_error_;
             win_ = MPI_WIN_NULL;
             return;
         }
@@ -275,8 +286,10 @@ private:
             if (ok) ::munmap(want, total_);
         }
         throw std::runtime_error("tacomesh::mpi: the ranks found no address range of " + std::to_string(total_) +
-                                 " bytes free in all of them for shared memory (lower config.cached_bytes, "
-                                 "non_cached_bytes or private_bytes)");
+                                 " bytes free in all of them for shared memory (config.cached_bytes " +
+                                 std::to_string(cached_) + " + non_cached_bytes " + std::to_string(non_cached_) +
+                                 " + private_bytes " + std::to_string(private_stride_) + " per core of this rank, "
+                                 "rounded to pages; lower them)");
     }
 
     std::size_t cached_, non_cached_, private_stride_, total_ = 0;

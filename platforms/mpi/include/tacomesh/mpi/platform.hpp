@@ -62,6 +62,7 @@
 #include <string_view>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <taco/core_failure.hpp>
@@ -448,6 +449,11 @@ public:
         }
     }
 
+    /// Address space MESH's memory may take in each rank (it is reserved
+    /// at one address in all of them, MAP_NORESERVE: only touched pages
+    /// cost memory), as the POSIX platform's limit.
+    static constexpr std::size_t max_reserved_bytes = std::size_t(32) << 40;
+
 private:
     static void validate(const detail::session& s, const detail::session::command& c) {
         if (c.cores < 1) throw std::invalid_argument("tacomesh::mpi: config.cores (or threads_per_rank) must be at least 1");
@@ -462,6 +468,28 @@ private:
             throw std::invalid_argument("tacomesh::mpi: " + std::to_string(per_rank) +
                                         " cores on one rank need MPI_THREAD_MULTIPLE, which this MPI does not provide; "
                                         "run with as many ranks as cores");
+        validate_memory(c, per_rank);
+    }
+    /// Each size within the limit before it is rounded to pages (so nothing
+    /// wraps: a size near 2^64 became 0, a run without that memory), then
+    /// the rank's reservation in all.
+    static void validate_memory(const detail::session::command& c, core_id per_rank) {
+        using std::to_string;
+        const std::string limit = " the " + to_string(max_reserved_bytes >> 40) + " TiB a rank may reserve";
+        for (auto [name, bytes] : {std::pair{"cached_bytes", c.cached_bytes}, std::pair{"non_cached_bytes", c.non_cached_bytes},
+                                   std::pair{"private_bytes", c.private_bytes}})
+            if (bytes > max_reserved_bytes)
+                throw std::invalid_argument(std::string("tacomesh::mpi: config.") + name + " = " + to_string(bytes) +
+                                            " is more than" + limit + "; lower config." + name);
+        const std::uint64_t page = detail::shared_memory::page;
+        auto pages = [page](std::uint64_t n) { return (n + page - 1) / page * page; };
+        const std::uint64_t total = pages(c.cached_bytes) + pages(c.non_cached_bytes) + pages(c.private_bytes) * per_rank;
+        if (total > max_reserved_bytes)
+            throw std::invalid_argument(
+                "tacomesh::mpi: MESH's memory would take " + to_string(total) + " bytes of each rank's address space (config.cached_bytes = " +
+                to_string(c.cached_bytes) + ", non_cached_bytes = " + to_string(c.non_cached_bytes) + ", private_bytes = " +
+                to_string(c.private_bytes) + " per core for " + to_string(per_rank) + " cores per rank), more than" + limit +
+                "; lower them");
     }
 
     [[noreturn]] static void serve(detail::session& s, void (*entry)(endpoint&, void*)) {

@@ -4,6 +4,7 @@
 // only touched pages cost memory, so the worst case (a ring for every pair, a
 // gigabyte of shared heap) can be reserved as address space.
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include <atomic>
 #include <cerrno>
@@ -27,12 +28,25 @@ public:
     enum class sharing { shared, private_ };
 
     mapping() = default;
-    mapping(std::size_t bytes, sharing s, const char* what) : size_(round_up(bytes, page_bytes)) {
+    /// `setting`: the configuration that asked for these bytes, which the
+    /// refusal names (e.g. "config.cached_bytes = 1073741824").
+    mapping(std::size_t bytes, sharing s, const char* what, const std::string& setting = {})
+        : size_(round_up(bytes, page_bytes)) {
         const int flags = (s == sharing::shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS | MAP_NORESERVE;
         void* p = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, flags, -1, 0);
-        if (p == MAP_FAILED)
-            throw std::runtime_error(std::string("tacomesh::posix: cannot map ") + std::to_string(size_) +
-                                     " bytes for " + what + ": " + std::strerror(errno));
+        if (p == MAP_FAILED) {
+            const int error = errno;
+            std::string why = std::string("tacomesh::posix: cannot map ") + std::to_string(size_) + " bytes for " +
+                              what + ": " + std::strerror(error);
+            if (!setting.empty()) {
+                why += " (" + setting;
+                rlimit as{};
+                if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+                    why += "; the process may map " + std::to_string(as.rlim_cur) + " bytes in all (RLIMIT_AS)";
+                why += "): lower " + setting.substr(0, setting.find(' '));
+            }
+            throw std::runtime_error(why);
+        }
         base_ = static_cast<std::byte*>(p);
     }
     ~mapping() {

@@ -35,11 +35,15 @@ public:
     memory_regions(std::size_t non_cached, std::size_t cached, std::size_t private_bytes, taco::core_id cores,
                    bool processes)
         : processes_(processes), private_stride_(round_up(private_bytes, page_bytes)),
-          non_cached_(non_cached, mapping::sharing::shared, "non-cached shared memory"),
-          canonical_(cached, mapping::sharing::shared, "cached shared memory (canonical copy)"),
-          view_(processes ? mapping(cached, mapping::sharing::private_, "cached shared memory (per-core view)")
+          non_cached_(non_cached, mapping::sharing::shared, "non-cached shared memory", setting("non_cached_bytes", non_cached)),
+          canonical_(cached, mapping::sharing::shared, "cached shared memory (canonical copy)",
+                     setting("cached_bytes", cached)),
+          view_(processes ? mapping(cached, mapping::sharing::private_, "cached shared memory (per-core view)",
+                                    setting("cached_bytes", cached))
                           : mapping()),
-          private_(private_stride_ * (processes ? 1 : cores), mapping::sharing::private_, "core-private memory") {}
+          private_(private_stride_ * (processes ? 1 : cores), mapping::sharing::private_, "core-private memory",
+                   setting("private_bytes", private_bytes) +
+                       (processes ? std::string(" (per core process)") : " per core, for " + std::to_string(cores) + " cores")) {}
 
     std::span<std::byte> region(taco::memory_mode m) const noexcept {
         if (m == taco::memory_mode::cached) {
@@ -75,6 +79,9 @@ public:
     }
 
 private:
+    static std::string setting(const char* name, std::size_t bytes) {
+        return std::string("config.") + name + " = " + std::to_string(bytes);
+    }
     std::byte* checked(const void* p, std::size_t n, const char* op) const {
         auto* v = const_cast<std::byte*>(static_cast<const std::byte*>(p));
         if (n > std::size_t(view_.data() + view_.size() - v))

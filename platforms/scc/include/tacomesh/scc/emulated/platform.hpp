@@ -37,14 +37,20 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <new>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include <sys/resource.h>
+#ifdef __linux__
+#include <sys/sysinfo.h>
+#endif
 #include <time.h>
 
 #include <taco/core_id.hpp>
@@ -64,6 +70,18 @@ enum class idle_policy {
 /// The name before idle_policy (the POSIX and MPI platforms' name for the
 /// same choice); kept for one release so existing code still compiles.
 using idle_mode [[deprecated("tacomesh::scc: idle_mode is now idle_policy")]] = idle_policy;
+
+/// A memory setting the host cannot back (the emulation keeps the chip's
+/// memory in host memory): what() names the setting, the bytes it asked
+/// for and what the host has. A std::bad_alloc, as the refusal was before.
+class memory_refused : public std::bad_alloc {
+public:
+    explicit memory_refused(std::string what) : what_(std::move(what)) {}
+    const char* what() const noexcept override { return what_.c_str(); }
+
+private:
+    std::string what_;
+};
 
 /// Filled in when a run ends: each core's modelled cycles.
 struct run_report {
@@ -130,10 +148,59 @@ private:
     std::int64_t last_;
 };
 
-/// One region of host memory, page-aligned, untouched until used.
+/// What the host can back: its RAM and swap, or the process's address-space
+/// limit (RLIMIT_AS) where that is lower.
+inline std::size_t host_memory_bytes() noexcept {
+    std::size_t bytes = std::numeric_limits<std::size_t>::max();
+#ifdef __linux__
+    struct sysinfo si {};
+    if (::sysinfo(&si) == 0) bytes = (std::size_t(si.totalram) + std::size_t(si.totalswap)) * si.mem_unit;
+#endif
+    rlimit as{};
+    if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) bytes = std::min(bytes, std::size_t(as.rlim_cur));
+    return bytes;
+}
+
+/// "config.<setting> = <n> bytes": how the refusals name what was asked.
+inline std::string setting_text(const char* setting, std::size_t bytes, std::size_t cores = 0) {
+    std::string t = std::string("config.") + setting + " = " + std::to_string(bytes) + " bytes";
+    if (cores) t += " per core, for " + std::to_string(cores) + " cores";
+    return t;
+}
+
+/// The bytes of a region for `setting`: whole pages, `copies` times (private
+/// memory: one slab per core); refused when that does not fit std::size_t or
+/// is more than the host has, naming the setting.
+inline std::size_t region_bytes(const char* setting, std::size_t bytes, std::size_t copies = 1) {
+    constexpr std::size_t page = 4096;
+    std::size_t total = 0;
+    const bool wraps = bytes > std::numeric_limits<std::size_t>::max() - (page - 1) ||
+                       __builtin_mul_overflow((bytes + page - 1) / page * page, copies, &total);
+    const std::size_t host = host_memory_bytes();
+    if (wraps || total > host)
+        throw memory_refused("tacomesh::scc: " + setting_text(setting, bytes, copies > 1 ? copies : 0) +
+                             (wraps ? std::string(" does not fit a std::size_t once rounded to pages")
+                                    : " is more than the host can back (" + std::to_string(host) +
+                                          " bytes of RAM and swap, or the process's address-space limit): the "
+                                          "emulation keeps the chip's memory in host memory") +
+                             "; lower config." + setting);
+    return total;
+}
+
+/// One region of host memory, page-aligned, untouched until used. `bytes`
+/// comes from region_bytes; `setting` names it when the host refuses it.
 class host_region {
 public:
-    explicit host_region(std::size_t bytes) : bytes_((bytes + 4095) / 4096 * 4096) {
+    host_region(std::size_t bytes, const char* setting, std::size_t asked, std::size_t cores = 0) : bytes_(bytes) {
+        if (bytes_ && !(data_ = static_cast<std::byte*>(std::aligned_alloc(4096, bytes_))))
+            throw memory_refused("tacomesh::scc: " + setting_text(setting, asked, cores) + ": the host refused " +
+                                 std::to_string(bytes_) + " bytes for it (it has " +
+                                 std::to_string(host_memory_bytes()) +
+                                 " bytes of RAM and swap, or that address-space limit, and other regions took "
+                                 "their part); lower config." + setting);
+    }
+    /// Host memory that is no setting of the configuration (the on-chip pieces).
+    explicit host_region(std::size_t bytes) : bytes_(bytes) {
         if (bytes_ && !(data_ = static_cast<std::byte*>(std::aligned_alloc(4096, bytes_)))) throw std::bad_alloc();
     }
     ~host_region() { std::free(data_); }
@@ -154,9 +221,14 @@ private:
 /// What the cores of one run share besides the chip.
 struct run_state {
     explicit run_state(const config& c)
-        : cfg(c), chip(c.cores, std::size_t(1) << 20, c.costs), cached(c.cached_bytes), write_through(c.write_through_bytes),
-          non_cached(c.non_cached_bytes), private_stride((c.private_bytes + 4095) / 4096 * 4096),
-          privates(private_stride * c.cores), on_chip(on_chip_piece * c.cores), urgent(c.cores), doorbell(c.cores) {
+        : cfg(c), chip(c.cores, std::size_t(1) << 20, c.costs),
+          cached(region_bytes("cached_bytes", c.cached_bytes), "cached_bytes", c.cached_bytes),
+          write_through(region_bytes("write_through_bytes", c.write_through_bytes), "write_through_bytes",
+                        c.write_through_bytes),
+          non_cached(region_bytes("non_cached_bytes", c.non_cached_bytes), "non_cached_bytes", c.non_cached_bytes),
+          private_stride(region_bytes("private_bytes", c.private_bytes, c.cores) / c.cores), // a slab per core
+          privates(private_stride * c.cores, "private_bytes", c.private_bytes, c.cores),
+          on_chip(on_chip_piece * c.cores), urgent(c.cores), doorbell(c.cores) {
         for (taco::core_id id = 0; id < c.cores; ++id)
             if (on_chip_piece) on_chip_pieces.emplace_back(on_chip.data() + id * on_chip_piece, on_chip_piece);
     }
