@@ -1,7 +1,6 @@
 // Misuse that can only be caught at run time gets a clear message.
 #include <catch2/catch.hpp>
 
-#include <sys/resource.h>
 
 #include <atomic>
 #include <chrono>

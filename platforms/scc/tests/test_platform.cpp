@@ -3,7 +3,6 @@
 // cycles they cost modelled.
 #include <catch2/catch.hpp>
 
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
