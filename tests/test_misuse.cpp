@@ -157,16 +157,7 @@ TEST_CASE("a memory region the system refuses to map fails the run naming the se
     using tacomesh::posix::config;
     // Each in a child whose address space has room for 256 MiB more than it has mapped.
     auto refusal = [](config c) {
-        auto r = test::run_in_child([c] {
-            test::limit_address_space(std::size_t(256) << 20);
-            try {
-                taco::run(c, [] {});
-            } catch (const std::runtime_error& e) {
-                std::fprintf(stderr, "%s\n", e.what());
-                std::_Exit(3);
-            }
-            std::_Exit(0);
-        });
+        auto r = test::run_refused_in_child(c, std::size_t(256) << 20);
         REQUIRE_FALSE(r.aborted);
         return r.err;
     };
@@ -186,22 +177,12 @@ TEST_CASE("a memory region the system refuses to map fails the run naming the se
 
 TEST_CASE("a thread the system refuses fails the run with a message, not std::terminate", "[misuse]") {
     if (test::sanitized) return; // address-space limits and sanitizers' shadow memory do not mix
-    auto r = test::run_in_child([] {
-        // Room for the run's mappings (~120 MB) and a few thread stacks, not
-        // for 512 (8 MiB each), above what this process has mapped already
-        // (which depends on the tests that ran before in it).
-        test::limit_address_space(std::size_t(256) << 20);
-        try {
-            taco::run(tacomesh::posix::config{.cores = 512, .ring_slots = 2, .pin = false,
-                                              .non_cached_bytes = 1 << 20, .cached_bytes = 1 << 20,
-                                              .private_bytes = 1 << 16},
-                      [] {});
-        } catch (const std::runtime_error& e) {
-            std::fprintf(stderr, "%s\n", e.what());
-            std::_Exit(3);
-        }
-        std::_Exit(0);
-    });
+    // Room for the run's mappings (~120 MB) and a few thread stacks, not
+    // for 512 (8 MiB each).
+    auto r = test::run_refused_in_child(tacomesh::posix::config{.cores = 512, .ring_slots = 2, .pin = false,
+                                                                .non_cached_bytes = 1 << 20, .cached_bytes = 1 << 20,
+                                                                .private_bytes = 1 << 16},
+                                        std::size_t(256) << 20);
     INFO(r.err);
     REQUIRE_FALSE(r.aborted);
     REQUIRE(r.err.find("cannot start the thread of core") != std::string::npos);

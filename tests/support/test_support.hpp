@@ -181,4 +181,20 @@ child_result run_in_child(F&& fn) {
     return {WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, out};
 }
 
+/// A run started in a forked child whose address space has `headroom` bytes
+/// to spare (limit_address_space): what it threw, in err, or nothing.
+template <class Config>
+child_result run_refused_in_child(const Config& c, std::size_t headroom) {
+    return run_in_child([&] {
+        limit_address_space(headroom);
+        try {
+            taco::run(c, [] {});
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "%s\n", e.what());
+            std::_Exit(3);
+        }
+        std::_Exit(0);
+    });
+}
+
 } // namespace test

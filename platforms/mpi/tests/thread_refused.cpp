@@ -4,9 +4,6 @@
 // throws rank 1's report (the core, the setting), no core runs the program,
 // no rank terminates or aborts the job, and the next run works. Rank 0
 // prints one line for CTest to match.
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -14,6 +11,7 @@
 
 #include <taco/taco.hpp>
 #include <tacomesh/mpi/platform.hpp>
+#include <test_support.hpp>
 
 namespace {
 int rank_from_launcher() {
@@ -28,17 +26,7 @@ int main() {
     // limit first: room for MPI and a run of one core per rank, not for 48
     // thread stacks (8 MiB each) more.
     const int rank = rank_from_launcher();
-    if (rank == 1) {
-        std::size_t pages = 0;
-        if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
-            if (std::fscanf(f, "%zu", &pages) != 1) pages = 0;
-            std::fclose(f);
-        }
-        rlimit as{};
-        ::getrlimit(RLIMIT_AS, &as);
-        as.rlim_cur = pages * std::size_t(::sysconf(_SC_PAGESIZE)) + (std::size_t(320) << 20);
-        ::setrlimit(RLIMIT_AS, &as);
-    }
+    if (rank == 1) test::limit_address_space(std::size_t(320) << 20);
     const tacomesh::mpi::config small{.cached_bytes = 1 << 20, .non_cached_bytes = 1 << 20, .private_bytes = 1 << 16};
     std::string refused = "(nothing)";
     bool ran = false;

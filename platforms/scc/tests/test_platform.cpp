@@ -70,20 +70,11 @@ TEST_CASE("SCC emulation: TACO invocations, futures and a reduce over every core
 TEST_CASE("SCC emulation: a host thread the system refuses fails the run with a message, not std::terminate",
           "[scc][platform][misuse]") {
     if (test::sanitized) return; // address-space limits and sanitizers' shadow memory do not mix
-    auto r = test::run_in_child([] {
-        // Room for the run's memory (small regions below) and a few thread
-        // stacks, not for 47 (8 MiB each), above what this process has mapped.
-        test::limit_address_space(std::size_t(96) << 20);
-        try {
-            taco::run(scc::config{.cores = 48, .cached_bytes = 1 << 20, .write_through_bytes = 1 << 20,
-                                  .non_cached_bytes = 1 << 20, .private_bytes = 1 << 16},
-                      [] {});
-        } catch (const std::runtime_error& e) {
-            std::fprintf(stderr, "%s\n", e.what());
-            std::_Exit(3);
-        }
-        std::_Exit(0);
-    });
+    // Room for the run's memory (small regions) and a few thread stacks,
+    // not for 47 (8 MiB each).
+    auto r = test::run_refused_in_child(scc::config{.cores = 48, .cached_bytes = 1 << 20, .write_through_bytes = 1 << 20,
+                                                    .non_cached_bytes = 1 << 20, .private_bytes = 1 << 16},
+                                        std::size_t(96) << 20);
     INFO(r.err);
     REQUIRE_FALSE(r.aborted);
     REQUIRE(r.err.find("cannot start the thread of emulated core") != std::string::npos);
@@ -298,20 +289,11 @@ TEST_CASE("SCC emulation: a memory setting the host cannot back is refused namin
 
 TEST_CASE("SCC emulation: a region the host refuses to allocate names its setting", "[scc][platform][mesh][sizes]") {
     if (test::sanitized) return; // address-space limits and sanitizers' shadow memory do not mix
-    auto r = test::run_in_child([] {
-        // Room for 200 MiB above what the process has mapped: each region of
-        // 150 MiB fits the limit alone, the second no longer does.
-        test::limit_address_space(std::size_t(200) << 20);
-        try {
-            taco::run(scc::config{.cores = 2, .cached_bytes = std::size_t(150) << 20,
-                                  .write_through_bytes = std::size_t(150) << 20},
-                      [] {});
-        } catch (const std::bad_alloc& e) {
-            std::fprintf(stderr, "%s\n", e.what());
-            std::_Exit(3);
-        }
-        std::_Exit(0);
-    });
+    // Room for 200 MiB more: each region of 150 MiB fits the limit alone,
+    // the second no longer does.
+    auto r = test::run_refused_in_child(scc::config{.cores = 2, .cached_bytes = std::size_t(150) << 20,
+                                                    .write_through_bytes = std::size_t(150) << 20},
+                                        std::size_t(200) << 20);
     INFO(r.err);
     REQUIRE_FALSE(r.aborted);
     CHECK(r.err.find("config.write_through_bytes = 157286400 bytes: the host refused") != std::string::npos);
