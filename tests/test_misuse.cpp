@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -41,7 +42,7 @@ long twice(long x) { return 2 * x; }
 
 TEST_CASE("an invocation on a core the run does not have, or on a null global_ptr, throws before sending",
           "[misuse]") {
-    std::string far, null_ptr, null_sync;
+    std::string far, null_ptr, null_sync, far_timer, null_timer;
     long after = 0;
     taco::run(tacomesh::posix::config{.cores = 2}, [&] {
         taco::future<long> f;
@@ -61,6 +62,17 @@ TEST_CASE("an invocation on a core the run does not have, or on a null global_pt
         } catch (const taco::usage_error& e) {
             null_sync = e.what();
         }
+        // Timers: the same check, before the timer is sent.
+        try {
+            taco::after(std::chrono::milliseconds(1), taco::core_id(5), taco::m2f(&twice, 1L));
+        } catch (const taco::usage_error& e) {
+            far_timer = e.what();
+        }
+        try {
+            taco::after(std::chrono::milliseconds(1), taco::global_ptr<counter>{}, taco::m2f(&counter::add, 1L));
+        } catch (const taco::usage_error& e) {
+            null_timer = e.what();
+        }
         // The run goes on: the same future serves a correct invocation.
         taco::async(1, taco::m2f(&twice, 21L), f);
         after = f.get();
@@ -68,6 +80,8 @@ TEST_CASE("an invocation on a core the run does not have, or on a null global_pt
     REQUIRE(far == "taco: an invocation on core 7, but this run has 2 cores (0..1)");
     REQUIRE(null_ptr.find("null global_ptr") != std::string::npos);
     REQUIRE(null_sync.find("null global_ptr") != std::string::npos);
+    REQUIRE(far_timer == "taco: an invocation on core 5, but this run has 2 cores (0..1)");
+    REQUIRE(null_timer.find("null global_ptr") != std::string::npos);
     REQUIRE(after == 42);
 }
 
@@ -273,7 +287,7 @@ void note_late_continuation(const taco::error_info& e) {
 }
 int late_continuation_noted() { return late_continuations.load(std::memory_order_acquire); }
 bool late_continuation_refused() {
-    return late_continuation_text.starts_with("taco: invocation on an object deleted with delete_on");
+    return late_continuation_text.starts_with("taco: invocation on a deleted object");
 }
 } // namespace
 
@@ -329,7 +343,7 @@ TEST_CASE("debug checks: an invocation, a continuation or a second delete_on on 
         });
         taco::set_uncaught_error_handler(nullptr);
         INFO((mode == execution_mode::threads ? "threads" : "processes"));
-        CHECK_THAT(use, Catch::StartsWith("taco: invocation on an object deleted with delete_on (0x") &&
+        CHECK_THAT(use, Catch::StartsWith("taco: invocation on a deleted object (0x") &&
                             Catch::EndsWith(", core 1)"));
         CHECK_THAT(twice_deleted, Catch::StartsWith("taco: delete_on of an object deleted already"));
         CHECK_THAT(stale, Catch::StartsWith("taco: delete_on via a stale global_ptr"));
@@ -337,6 +351,40 @@ TEST_CASE("debug checks: an invocation, a continuation or a second delete_on on 
         CHECK(late_refused);
         CHECK(fine == 2);
     }
+}
+
+TEST_CASE("a second destroy_group is refused, and (debug checks) so is a collective on a destroyed group",
+          "[misuse]") {
+    std::string collective;
+    int reported = 0;
+    std::string second_destroy;
+    late_continuations = 0;
+    late_continuation_text.clear();
+    taco::set_uncaught_error_handler(&note_late_continuation);
+    taco::run(tacomesh::posix::config{.cores = 3}, [&] {
+        std::vector<taco::global_ptr<counter>> members{taco::new_on<counter>(1).get(), taco::new_on<counter>(2).get()};
+        auto g = taco::make_group(members); // rooted on core 1, where the refusals are noted
+        CHECK(taco::reduce(g, taco::m2f(&counter::add, 1L), std::plus<long>{}).get() == 2);
+        taco::destroy_group(g);
+        try {
+            (void)taco::reduce(g, taco::m2f(&counter::add, 1L), std::plus<long>{}).get();
+        } catch (const taco::remote_error& e) {
+            collective = e.text();
+        }
+        taco::destroy_group(g); // nobody waits: core 1's uncaught-error handler hears of it
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (taco::sync(1, &late_continuation_noted) == 0 && std::chrono::steady_clock::now() < deadline)
+            taco::poll();
+        reported = taco::sync(1, &late_continuation_noted);
+        second_destroy = late_continuation_text;
+        // The members are untouched.
+        CHECK(taco::sync(members[0], &counter::add, 0L) == 1);
+        for (auto m : members) taco::delete_on(m);
+    });
+    taco::set_uncaught_error_handler(nullptr);
+    CHECK_THAT(collective, Catch::StartsWith("taco: invocation on a deleted object"));
+    CHECK(reported == 1);
+    CHECK_THAT(second_destroy, Catch::Contains("the group was destroyed already"));
 }
 
 TEST_CASE("debug checks: the quarantine of deleted objects is bounded, and what leaves it is freed", "[misuse]") {

@@ -317,6 +317,44 @@ TEST_CASE("protothreads wait on futures assigned by other cores", "[tasks][proto
 }
 
 namespace {
+std::atomic<int> unseen_reports{0};
+std::string unseen_text;
+void note_unseen(const taco::error_info& e) {
+    unseen_text = std::string(e.view());
+    unseen_reports.fetch_add(1);
+}
+} // namespace
+
+TEST_CASE("a protothread's error nobody asked about goes to the uncaught-error handler, not nowhere",
+          "[tasks][protothread]") {
+    unseen_reports = 0;
+    int after_seen = -1;
+    taco::set_uncaught_error_handler(&note_unseen);
+    test::run(test::on_cores(2), [&] {
+        auto a = taco::new_on<store>(1).get();
+        {
+            misused_protothread seen;
+            seen.a = a;
+            taco::start(seen);
+            taco::wait_until([&] { return seen.finished(); });
+            CHECK(seen.failed()); // asked: not reported
+        }
+        after_seen = unseen_reports.load();
+        {
+            misused_protothread unseen;
+            unseen.a = a;
+            taco::start(unseen);
+            taco::wait_until([&] { return unseen.finished(); });
+        } // destroyed with its error unasked
+        taco::delete_on(a);
+    });
+    taco::set_uncaught_error_handler(nullptr);
+    CHECK(after_seen == 0);
+    REQUIRE(unseen_reports == 1);
+    CHECK(unseen_text.find("TACO_PT_AWAIT") != std::string::npos);
+}
+
+namespace {
 struct recorder {
     std::vector<int> order;
     void add(int v) {

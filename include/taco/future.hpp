@@ -90,10 +90,12 @@ public:
         else rt.wait_until([this] { return ready(); });
     }
 
-    /// Wait, then return the result or throw taco::remote_error. Once only.
+    /// Wait, then return the result or throw taco::remote_error. A value is
+    /// taken once: a second get() is a usage_error (an error rethrows).
     R get() {
         wait();
         if (state_ != state::value) [[unlikely]] throw_failure();
+        state_ = state::taken;
         return value_.take();
     }
 
@@ -134,7 +136,9 @@ private:
     // arming, assigning and the tests in get() and the destructor are then
     // one store or one compare each. Ordered: ready() is "> pending",
     // failed() is "> value".
-    enum class state : unsigned char { unarmed, pending, value, failed, timed_out };
+    // taken: the value went to a get(); still ready, so waits return and the
+    // future can be passed again, but a second get() has nothing to give.
+    enum class state : unsigned char { unarmed, pending, taken, value, failed, timed_out };
 
     void became_ready(state s) {
         state_ = s;
@@ -151,6 +155,9 @@ private:
                           "taco::call, a spawn or a collective first");
     }
     [[noreturn]] void throw_failure() {
+        if (state_ == state::taken)
+            throw usage_error("taco: get() on a future whose value was taken by an earlier get(); keep the value, "
+                              "or pass the future to another invocation first");
         if (state_ == state::timed_out) throw timeout_error();
         throw remote_error(error_origin_, *error_);
     }

@@ -18,6 +18,8 @@
 #include <taco/future.hpp>
 #include <taco/global_ptr.hpp>
 #include <taco/this_core.hpp>
+#include <taco/usage_error.hpp>
+#include <taco/detail/object_registry.hpp>
 #include <taco/topology.hpp>
 
 namespace taco {
@@ -27,6 +29,7 @@ namespace detail {
 /// A tree node, on its member's core.
 template <class T>
 struct group_node {
+    using checks_own_liveness = void; // each collective step does, and fails its sink (collective_ops.hpp)
     T* member;
     std::uint32_t rank;
     std::uint32_t size;
@@ -58,9 +61,21 @@ global_ptr<group_node<T>> create_node(global_ptr<T> member, std::uint32_t rank, 
 
 template <class T>
 void destroy_subtree(global_ptr<group_node<T>> node) {
+    // A node no longer live here went with an earlier destroy_group (a second
+    // one, or one through a copy of the handle): refused before it is read.
+    if (core_local<node_registry<T>>().live.erase(node.get()) == 0)
+        throw usage_error("taco::destroy_group: the group was destroyed already (a second destroy_group, or one "
+                          "through a copy of its handle)");
     for (auto c : node->children) async(c.core(), &destroy_subtree<T>, c);
-    core_local<node_registry<T>>().live.erase(node.get());
+#if TACO_DEBUG_CHECKS
+    // Quarantined as delete_on's objects are: the address is not reused for
+    // a while, so a collective on the destroyed group is refused on arrival
+    // (check_target_alive) instead of walking freed nodes.
+    node->~group_node();
+    objects().retire(node.get(), sizeof(group_node<T>));
+#else
     delete node.get();
+#endif
 }
 
 } // namespace detail

@@ -16,6 +16,7 @@
 //       }
 //   };
 //   fetch p; p.s = ...; taco::start(p);  ...  taco::wait_until([&] { return p.finished(); });
+//   p.rethrow_if_failed();   // what step() threw, if it threw (else the uncaught-error handler gets it)
 //
 // The base names the protothread (CRTP), so run() calls step() directly and
 // the compiler inlines it: a resume is one indirect call (the scheduler's,
@@ -26,8 +27,13 @@
 #include <concepts>
 #include <cstdint>
 #include <exception>
+#include <utility>
 
+#include <taco/core_id.hpp>
+#include <taco/remote_error.hpp>
 #include <taco/runtime/core.hpp>
+#include <taco/this_core.hpp>
+#include <taco/uncaught_error.hpp>
 #include <taco/stopped_error.hpp>
 #include <taco/task.hpp>
 
@@ -40,12 +46,19 @@ public:
     bool finished() const noexcept { return finished_; }
     /// Back to the start (taco::start does this for a finished protothread).
     void reset() noexcept {
+        report_if_unseen();
         pt_label = 0;
         finished_ = false;
         error_ = nullptr;
     }
+    /// Whether step() threw (the error then counts as seen).
+    bool failed() const noexcept {
+        seen_ = true;
+        return error_ != nullptr;
+    }
     /// Rethrow what step() threw, if anything.
     void rethrow_if_failed() const {
+        seen_ = true;
         if (error_) std::rethrow_exception(error_);
     }
 
@@ -54,10 +67,33 @@ public:
 
 protected:
     explicit protothread_base(schedule s) : task(task_kind::protothread, s) {}
-    ~protothread_base() = default;
+    ~protothread_base() { report_if_unseen(); }
+
+    void failed_with(std::exception_ptr e) noexcept {
+        error_ = std::move(e);
+        seen_ = false;
+        core_ = this_core();
+    }
 
     bool finished_ = false;
     std::exception_ptr error_;
+
+private:
+    // An error nobody asked about (failed() or rethrow_if_failed()) before
+    // the protothread is started again or destroyed goes to the uncaught-
+    // error handler, as an activity's would: waiting for finished() alone
+    // must not make a blocking_error vanish.
+    void report_if_unseen() noexcept {
+        if (!error_ || seen_) return;
+        seen_ = true;
+        try {
+            std::rethrow_exception(error_);
+        } catch (...) {
+            detail::report_uncaught(error_info::current(core_));
+        }
+    }
+    mutable bool seen_ = false;
+    core_id core_ = no_core;
 };
 
 /// A protothread whose activation is Derived::step(): run to the next
@@ -77,7 +113,7 @@ public:
         } catch (const stopped_error&) {
             throw;
         } catch (...) {
-            error_ = std::current_exception(); // e.g. blocking_error: future::get() instead of TACO_PT_AWAIT
+            failed_with(std::current_exception()); // e.g. blocking_error: future::get() instead of TACO_PT_AWAIT
             finished_ = true;
         }
     }

@@ -71,7 +71,10 @@ void after(std::chrono::duration<Rep, Period> delay, Target target, F&& fn, A&&.
         dest = target.core();
     }
     const auto due = detail::due_in(delay);
-    detail::runtime().send<detail::timer_request<req>>(dest, due, req{object, call, {}});
+    // The same check as an invocation's, before anything is sent: a timer
+    // for a core the run lacks would write past the channels.
+    detail::core& rt = detail::checked_runtime<T>(dest, object.get());
+    rt.send<detail::timer_request<req>>(dest, due, req{object, call, {}});
 }
 
 } // namespace taco

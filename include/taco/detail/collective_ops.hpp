@@ -174,8 +174,12 @@ struct collective_ops {
     // How (run_straight or run_as_task) runs the node's own part: the
     // forwarding to the children always happens at once, so a task option
     // never delays the rest of the tree.
+    // A step that reaches a node destroy_group freed (debug checks) fails
+    // its sink, so a future waiting for the collective gets the error.
     template <class Call, class How = run_straight>
     static void at_each(node& n, Call call, How how = {}) {
+        if (auto e = deleted_target_error(&n)) [[unlikely]]
+            return no_continuation{}.fail(*e);
         for (auto c : n.children) async(c, &collective_ops::at_each<Call, How>, call, how);
         how([call, member = n.member]() mutable {
             apply_captured<T, true>(call, member, [](unit) {}, [](const error_info& e) { no_continuation{}.fail(e); });
@@ -186,6 +190,8 @@ struct collective_ops {
     template <class Call, class Comb, class Sink, bool Discard = false, class How = run_straight>
     static void reduce(node& n, Call call, Comb comb, Sink sink, How how = {}) {
         using R = value_or_unit<std::conditional_t<Discard, void, typename Call::template result_type<T>>>;
+        if (auto e = deleted_target_error(&n)) [[unlikely]]
+            return sink.fail(*e);
         if (n.children.empty()) {
             // A leaf has nothing to merge: its value goes straight up, without
             // a helper (half the nodes of a tree, and the whole far side of a
@@ -211,6 +217,8 @@ struct collective_ops {
 
     template <class Call, class Sink>
     static void gather(node& n, Call call, Sink sink) {
+        if (auto e = deleted_target_error(&n)) [[unlikely]]
+            return sink.fail_at(0, *e);
         for (auto c : n.children) async(c, &collective_ops::gather<Call, Sink>, call, sink);
         apply_captured<T>(
             call, n.member, [&](const auto& v) { sink.deliver_at(n.rank, v); },

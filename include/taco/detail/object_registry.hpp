@@ -24,12 +24,14 @@
 #include <cstdio>
 #include <deque>
 #include <new>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <taco/global_ptr.hpp>
+#include <taco/remote_error.hpp>
 #include <taco/this_core.hpp>
 #include <taco/usage_error.hpp>
 
@@ -94,7 +96,7 @@ public:
 
     void check_alive(const void* p) const {
         if (!deleted_.empty() && deleted_.contains(p)) [[unlikely]]
-            refuse("invocation on an object deleted with delete_on", p);
+            refuse("invocation on a deleted object", p); // delete_on, or a node destroy_group freed
     }
 
 private:
@@ -130,6 +132,19 @@ inline void check_target_alive([[maybe_unused]] const void* p) {
 #if TACO_DEBUG_CHECKS
     objects().check_alive(p);
 #endif
+}
+
+/// The same check as an error to deliver instead of an exception (for
+/// collective steps, which pass it down their own sink).
+inline std::optional<error_info> deleted_target_error([[maybe_unused]] const void* p) noexcept {
+#if TACO_DEBUG_CHECKS
+    try {
+        objects().check_alive(p);
+    } catch (...) {
+        return error_info::current(this_core());
+    }
+#endif
+    return std::nullopt;
 }
 
 } // namespace taco::detail

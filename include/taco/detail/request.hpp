@@ -55,7 +55,9 @@ void apply_captured(Call& call, T* object, OnValue&& on_value, OnError&& on_erro
     error_info error;
     bool delivering = false;
     try {
-        if constexpr (!std::is_void_v<T>) check_target_alive(object);
+        // Objects that report a deleted target to their own continuation
+        // (a group's tree nodes, whose steps carry the collective's sink).
+        if constexpr (!std::is_void_v<T> && !requires { typename T::checks_own_liveness; }) check_target_alive(object);
         if constexpr (std::is_void_v<R>) {
             call.template apply<T>(object);
             delivering = true;
