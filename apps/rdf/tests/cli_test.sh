@@ -120,6 +120,18 @@ refused "--repeat 0" 2 "--repeat 0: from 1 to" bench --data "$tmp/lubm.store" "$
 refused "--repeat too large" 2 "--repeat 123456789012345678901234567890: from 1 to" bench --data "$tmp/lubm.store" "$q01" \
   --repeat 123456789012345678901234567890
 refused "store output a directory" 1 "$tmp: cannot replace: Is a directory" load --data "$tmp/empty.nt" --output "$tmp" --quiet
+# Blank nodes of different --data files are different nodes (RDF merge), whatever labels the
+# files use: the second file's _:x is not the first file's _:f1_x. Both by query and by load.
+printf '_:f1_x <http://ex/p> <http://ex/A> .\n' > "$tmp/bn_a.nt"
+printf '_:x <http://ex/p> <http://ex/B> .\n' > "$tmp/bn_b.nt"
+printf 'SELECT ?s WHERE { ?s <http://ex/p> <http://ex/A> . ?s <http://ex/p> <http://ex/B> }\n' > "$tmp/bn_join.rq"
+expect "blank nodes of two files, query" \
+  "$("$cli" query --quiet --count --data "$tmp/bn_a.nt" --data "$tmp/bn_b.nt" "$tmp/bn_join.rq")" "0"
+"$cli" load --quiet --data "$tmp/bn_a.nt" --data "$tmp/bn_b.nt" --output "$tmp/bn.store" || fail "load of two files with blank nodes"
+expect "blank nodes of two files, load" "$("$cli" query --quiet --count --data "$tmp/bn.store" "$tmp/bn_join.rq")" "0"
+printf '@prefix : <http://ex/> .\n_:x :p :B .\n' > "$tmp/bn_b.ttl"
+expect "blank nodes of an N-Triples and a Turtle file" \
+  "$("$cli" query --quiet --count --data "$tmp/bn_a.nt" --data "$tmp/bn_b.ttl" "$tmp/bn_join.rq")" "0"
 # bench --json with a query file whose name JSON must escape.
 cp "$q01" "$tmp/a\"b.rq"
 "$cli" bench --data "$tmp/lubm.store" "$tmp/a\"b.rq" --model single --runs 1 --json --quiet > "$tmp/bench.json" || fail "bench, odd name"

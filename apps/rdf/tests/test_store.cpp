@@ -1,12 +1,15 @@
 // Loading, the dictionary, the indexes and the store file.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <unistd.h>
 #include <utility>
+#include <vector>
 
 #include <rdf/query_engine.hpp>
 #include <rdf/store.hpp>
@@ -166,6 +169,38 @@ TEST_CASE("Blank nodes of two files stay apart", "[store]") {
     s.load_text(one, "one");
     s.load_text(two, "two");
     CHECK(s.triple_count() == 2);
+}
+
+TEST_CASE("A second file's renamed blank nodes do not meet labels the first file wrote", "[store]") {
+    // The first file's _:f1_x is its own node; the second file's _:x, however
+    // it is renamed, must not become it.
+    rdf::store s;
+    std::string one = "_:f1_x <http://e/p> <http://e/a> .\n_:f1__x <http://e/p> <http://e/a> .\n";
+    std::string two = "_:x <http://e/p> <http://e/b> .\n";
+    std::string three = "_:x <http://e/p> <http://e/c> .\n_:f1_x <http://e/p> <http://e/c> .\n";
+    s.load_text(one, "one");
+    s.load_text(two, "two");
+    s.load_text(three, "three");
+    // Five statements, five subjects: no node is shared between files.
+    std::vector<rdf::term_id> subjects;
+    rdf::detail::enumerate(s.index(), rdf::order::spo)([&](const std::array<rdf::term_id, 3>& x) { subjects.push_back(x[0]); });
+    std::sort(subjects.begin(), subjects.end());
+    CHECK(subjects.size() == 5);
+    CHECK(std::adjacent_find(subjects.begin(), subjects.end()) == subjects.end());
+}
+
+TEST_CASE("An ontology's blank nodes stay apart from the data's, in Turtle too", "[store]") {
+    const std::string ttl = temp_path("bn.ttl");
+    write_file(ttl, "_:x <http://e/p> <http://e/a> .\n[] <http://e/p> <http://e/a> .\n");
+    rdf::store s;
+    std::string data = "_:f1_x <http://e/p> <http://e/b> .\n_:genid1 <http://e/p> <http://e/b> .\n";
+    s.load_text(data, "data.nt");
+    s.load_file(ttl);
+    std::size_t blanks = 0;
+    const rdf::store_view v = s.view();
+    for (rdf::term_id t = 0; t < v.dict.size(); ++t) blanks += v.dict.key(t).starts_with("_:");
+    CHECK(blanks == 4);
+    std::remove(ttl.c_str());
 }
 
 TEST_CASE("RDF/XML ontologies load through raptor", "[store]") {
