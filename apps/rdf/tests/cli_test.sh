@@ -132,6 +132,13 @@ expect "blank nodes of two files, load" "$("$cli" query --quiet --count --data "
 printf '@prefix : <http://ex/> .\n_:x :p :B .\n' > "$tmp/bn_b.ttl"
 expect "blank nodes of an N-Triples and a Turtle file" \
   "$("$cli" query --quiet --count --data "$tmp/bn_a.nt" --data "$tmp/bn_b.ttl" "$tmp/bn_join.rq")" "0"
+# A relative IRI with no BASE in effect would silently match nothing: refused where it is.
+printf 'SELECT ?n WHERE { <f> <http://ex/id> ?n }\n' > "$tmp/relative.rq"
+refused "relative IRI without BASE" 1 "relative.rq: line 1, column 19: <f> is a relative IRI and no BASE is in effect" \
+  query --data "$tmp/bn_a.nt" "$tmp/relative.rq"
+printf 'PREFIX ns: <ns#>\nBASE <http://x.org/dir/>\nSELECT * WHERE { ?s ?p ns:thing }\n' > "$tmp/relative_prefix.rq"
+refused "relative PREFIX IRI before BASE" 1 "relative_prefix.rq: line 1, column 12: <ns#> is a relative IRI" \
+  query --data "$tmp/bn_a.nt" "$tmp/relative_prefix.rq"
 # bench --json with a query file whose name JSON must escape.
 cp "$q01" "$tmp/a\"b.rq"
 "$cli" bench --data "$tmp/lubm.store" "$tmp/a\"b.rq" --model single --runs 1 --json --quiet > "$tmp/bench.json" || fail "bench, odd name"
