@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -110,14 +111,22 @@ void raptor_reader::parse(const std::string& text) {
         at = end;
         if (error_.empty() && !failed) ++line;
     }
+    // raptor takes a surrogate escape in Turtle (RDF/XML has no such
+    // escapes, and libxml2 refuses the character references).
+    std::optional<load_error> bad_escape;
+    if (syntax_ == "turtle" && text.find('\\') != std::string::npos)
+        if (const std::size_t at = find_bad_unicode_escape(text); at != std::string::npos)
+            bad_escape = bad_unicode_escape_error(file_, text, at);
     if (failed || !error_.empty()) {
         if (error_.empty()) error_ = "syntax error (" + syntax_ + ")";
         if (error_line_ == 0) {
             error_line_ = line;
             error_column_ = 0;
         }
+        if (bad_escape && bad_escape->line <= error_line_) throw *bad_escape; // the first in the file
         throw load_error(file_, error_line_, error_column_, error_);
     }
+    if (bad_escape) throw *bad_escape;
     if (!failure_.empty()) throw load_error(file_, 0, 0, failure_);
 }
 

@@ -139,6 +139,13 @@ refused "relative IRI without BASE" 1 "relative.rq: line 1, column 19: <f> is a 
 printf 'PREFIX ns: <ns#>\nBASE <http://x.org/dir/>\nSELECT * WHERE { ?s ?p ns:thing }\n' > "$tmp/relative_prefix.rq"
 refused "relative PREFIX IRI before BASE" 1 "relative_prefix.rq: line 1, column 12: <ns#> is a relative IRI" \
   query --data "$tmp/bn_a.nt" "$tmp/relative_prefix.rq"
+# An escape naming no character (a lone surrogate) is refused at its place, not passed on as bytes
+# that are not UTF-8 in TSV and JSON.
+printf '<http://e/a> <http://e/p> "\\uD800" .\n' > "$tmp/surrogate.nt"
+refused "surrogate escape in N-Triples" 1 "surrogate.nt:1:28: escape '.uD800' names no Unicode character" \
+  query --data "$tmp/surrogate.nt" "$tmp/bn_join.rq"
+printf '@prefix : <http://e/> .\n:a :p "\\uDFFF" .\n' > "$tmp/surrogate.ttl"
+refused "surrogate escape in Turtle" 1 "surrogate.ttl:2:8: escape '.uDFFF'" query --data "$tmp/surrogate.ttl" "$tmp/bn_join.rq"
 # bench --json with a query file whose name JSON must escape.
 cp "$q01" "$tmp/a\"b.rq"
 "$cli" bench --data "$tmp/lubm.store" "$tmp/a\"b.rq" --model single --runs 1 --json --quiet > "$tmp/bench.json" || fail "bench, odd name"

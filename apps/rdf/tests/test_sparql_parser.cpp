@@ -568,6 +568,7 @@ TEST_CASE("unterminated and malformed strings and IRIs", "[sparql]") {
     check_error("SELECT * { ?s ?p \"\\U0000004\" }", 1, 19, "expected 8 hex digits after '\\U'");
     check_error("SELECT * { ?s ?p \"\\uD800\" }", 1, 19, "escape '\\uD800' is not a Unicode scalar value");
     check_error("SELECT * { ?s ?p \"\\U00110000\" }", 1, 19, "is not a Unicode scalar value");
+    check_error("SELECT * { ?s ?p <http://e/\\uDC00> }", 1, 28, "escape '\\uDC00' is not a Unicode scalar value");
     check_error("SELECT * { ?s ?p <http://e/x", 1, 18, "unterminated IRI (missing '>')");
     check_error("SELECT * { ?s ?p <http://e/a b> }", 1, 29, "character ' ' is not allowed in an IRI");
     check_error("SELECT * { ?s ?p <http://e/a\"b> }", 1, 29, "character '\"' is not allowed in an IRI");

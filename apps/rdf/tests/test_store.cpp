@@ -203,6 +203,44 @@ TEST_CASE("An ontology's blank nodes stay apart from the data's, in Turtle too",
     std::remove(ttl.c_str());
 }
 
+TEST_CASE("An escape naming no character (a surrogate, past U+10FFFF) is refused at its place", "[store]") {
+    // Taken, it would give the store bytes that are not UTF-8, and every output after them.
+    auto refused = [](std::string text, const char* where) {
+        rdf::store s;
+        CHECK_THROWS_WITH(s.load_text(text, "e.nt"), Catch::Contains(where) && Catch::Contains("names no Unicode character"));
+        CHECK(s.triple_count() == 0);
+    };
+    refused("<http://e/a> <http://e/p> \"x\\uD800\" .\n", "e.nt:1:29: escape '\\uD800'");
+    refused("<http://e/a> <http://e/p> \"a\" .\n<http://e/a> <http://e/p> <http://e/\\uDFFF> .\n", "e.nt:2:37");
+    refused("<http://e/a> <http://e/p> \"x\\U0000DBFF\" .\n", "e.nt:1:29");
+    refused("<http://e/a> <http://e/p> \"x\\U00110000\" .\n", "e.nt:1:29");
+    // In the third chunk of a parse on several threads: still its own line.
+    {
+        std::string text;
+        for (int i = 0; i < 20; ++i) text += "<http://e/a> <http://e/p> \"" + std::to_string(i) + "\" .\n";
+        text += "<http://e/a> <http://e/p> \"\\uD800\" .\n";
+        rdf::store s;
+        rdf::load_options o = rdf::load_options::chunked(200);
+        o.threads = 2;
+        CHECK_THROWS_WITH(s.load_text(text, "c.nt", o), Catch::Contains("c.nt:21:28"));
+    }
+    // Characters, an escaped backslash before "uD800", and one in a comment are fine.
+    rdf::store s;
+    std::string fine = "# \\uD800 in a comment\n<http://e/a> <http://e/p> \"\\\\uD800 \\u00E9 \\U0001F600\" .\n";
+    s.load_text(fine, "fine.nt");
+    CHECK(s.triple_count() == 1);
+    CHECK(s.view().dict.find("\"\\\\uD800 \xC3\xA9 \xF0\x9F\x98\x80\"") != rdf::no_term);
+
+    const std::string ttl = temp_path("esc.ttl");
+    write_file(ttl, "@prefix : <http://e/> .\n:a :p 'it\\'s\"' , \"\"\"long\n\"\" \\uD800\"\"\" .\n");
+    rdf::store t;
+    CHECK_THROWS_WITH(t.load_file(ttl), Catch::Contains("esc.ttl:3:4: escape '\\uD800'"));
+    write_file(ttl, "@prefix : <http://e/> .\n:a\\'b :p \"\\uD83D\\uDE00\" .\n");
+    CHECK_THROWS_WITH(t.load_file(ttl), Catch::Contains("esc.ttl:2:11"));
+    CHECK(t.triple_count() == 0);
+    std::remove(ttl.c_str());
+}
+
 TEST_CASE("RDF/XML ontologies load through raptor", "[store]") {
     rdf::store s;
     const rdf::load_report r = s.load_file(rdf_test::data_dir + "/univ-bench.owl");
