@@ -91,16 +91,20 @@ std::pair<std::size_t, bool> read_escape(std::string_view text, std::size_t at) 
 
 } // namespace
 
-std::size_t find_bad_unicode_escape(std::string_view text) {
-    // Escapes mean something only in IRIs and strings; a '#' outside them
-    // starts a comment (which may hold anything). Turtle's '...' and long
-    // """...""" strings are handled too; N-Triples has neither, and in it
-    // the rules below read the same.
+namespace {
+
+// Calls visit(i) at each byte of N-Triples or Turtle text outside comments,
+// IRIs and strings, and on_escape(i) at each backslash escape inside IRIs
+// and strings; either returning true stops the walk, at that offset.
+// Turtle's '...' and long """...""" strings are handled too; N-Triples has
+// neither, and in it the rules read the same.
+template <class Visit, class OnEscape>
+std::size_t walk_terms(std::string_view text, Visit&& visit, OnEscape&& on_escape) {
     std::size_t i = 0;
     const std::size_t n = text.size();
     while (i < n) {
         const char c = text[i];
-        if (c == '#') {
+        if (c == '#') { // a comment may hold anything
             const std::size_t nl = text.find('\n', i);
             i = nl == std::string_view::npos ? n : nl + 1;
         } else if (c == '<' || c == '"' || c == '\'') {
@@ -109,9 +113,8 @@ std::size_t find_bad_unicode_escape(std::string_view text) {
             i += is_long ? 3 : 1;
             while (i < n) {
                 if (text[i] == '\\') {
-                    const auto [length, bad] = read_escape(text, i);
-                    if (bad) return i;
-                    i += length;
+                    if (on_escape(i)) return i;
+                    i += read_escape(text, i).first;
                 } else if (text[i] == close && (!is_long || (i + 2 < n && text[i + 1] == c && text[i + 2] == c))) {
                     i += is_long ? 3 : 1;
                     break;
@@ -122,13 +125,35 @@ std::size_t find_bad_unicode_escape(std::string_view text) {
                     ++i;
                 }
             }
-        } else if (c == '\\') { // Turtle's \\' or \\# in a prefixed name: not a quote, not a comment
-            i += 2;
         } else {
-            ++i;
+            if (visit(i)) return i;
+            // Turtle's \\' or \\# in a prefixed name: not a quote, not a comment.
+            i += c == '\\' ? 2 : 1;
         }
     }
     return std::string_view::npos;
+}
+
+} // namespace
+
+std::size_t find_bad_unicode_escape(std::string_view text) {
+    // Escapes mean something only in IRIs and strings.
+    return walk_terms(text, [](std::size_t) { return false; }, [&](std::size_t at) { return read_escape(text, at).second; });
+}
+
+std::size_t find_turtle_name(std::string_view text, std::string_view name) {
+    auto is_name_char = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+               c == ':' || c == '%' || c == '\\' || (static_cast<unsigned char>(c) & 0x80);
+    };
+    return walk_terms(
+        text,
+        [&](std::size_t i) {
+            // A whole token: no name character just before or after it.
+            return text.substr(i).starts_with(name) && (i == 0 || !is_name_char(text[i - 1])) &&
+                   (i + name.size() == text.size() || !is_name_char(text[i + name.size()]));
+        },
+        [](std::size_t) { return false; });
 }
 
 load_error bad_unicode_escape_error(const std::string& file, std::string_view text, std::size_t at, std::uint64_t first_line) {

@@ -146,6 +146,10 @@ refused "surrogate escape in N-Triples" 1 "surrogate.nt:1:28: escape '.uD800' na
   query --data "$tmp/surrogate.nt" "$tmp/bn_join.rq"
 printf '@prefix : <http://e/> .\n:a :p "\\uDFFF" .\n' > "$tmp/surrogate.ttl"
 refused "surrogate escape in Turtle" 1 "surrogate.ttl:2:8: escape '.uDFFF'" query --data "$tmp/surrogate.ttl" "$tmp/bn_join.rq"
+# A Turtle undeclared prefix, which raptor reports without a place, at its line and column.
+printf '@prefix : <http://e/> .\n:a :p :b .\n# undefined:d\n:a :p "undefined:d" .\n:a :p undefined:d .\n' > "$tmp/prefix.ttl"
+refused "undeclared Turtle prefix" 1 'prefix.ttl:5:7: The namespace prefix in "undefined:d" was not declared' \
+  query --data "$tmp/prefix.ttl" "$tmp/bn_join.rq"
 # bench --json with a query file whose name JSON must escape.
 cp "$q01" "$tmp/a\"b.rq"
 "$cli" bench --data "$tmp/lubm.store" "$tmp/a\"b.rq" --model single --runs 1 --json --quiet > "$tmp/bench.json" || fail "bench, odd name"

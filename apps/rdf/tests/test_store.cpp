@@ -241,6 +241,21 @@ TEST_CASE("An escape naming no character (a surrogate, past U+10FFFF) is refused
     std::remove(ttl.c_str());
 }
 
+TEST_CASE("A Turtle undeclared prefix is reported at its line and column", "[store]") {
+    // raptor reports it without a place; it is where the name is first
+    // written as a name (not in a comment, an IRI or a string).
+    const std::string ttl = temp_path("prefix.ttl");
+    write_file(ttl, "@prefix : <http://e/> .\n# undefined:d in a comment\n:a :p \"undefined:d\" , <undefined:d> .\n"
+                    ":a :p xundefined:dd .\n\n  :a :p undefined:d .\n");
+    rdf::store s;
+    CHECK_THROWS_WITH(s.load_file(ttl), Catch::Contains("prefix.ttl:4:7: The namespace prefix in \"xundefined:dd\" was not declared"));
+    write_file(ttl, "@prefix : <http://e/> .\n# undefined:d in a comment\n:a :p \"undefined:d\" , <undefined:d> .\n"
+                    ":a :p :b .\n\n  :a :p\n undefined:d .\n");
+    CHECK_THROWS_WITH(s.load_file(ttl), Catch::Contains("prefix.ttl:7:2: The namespace prefix in \"undefined:d\" was not declared"));
+    CHECK(s.triple_count() == 0);
+    std::remove(ttl.c_str());
+}
+
 TEST_CASE("RDF/XML ontologies load through raptor", "[store]") {
     rdf::store s;
     const rdf::load_report r = s.load_file(rdf_test::data_dir + "/univ-bench.owl");

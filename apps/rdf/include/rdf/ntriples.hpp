@@ -61,6 +61,11 @@ std::vector<text_chunk> split_lines(std::string_view text, std::size_t size);
 /// them first. Comments and the text outside terms are skipped.
 std::size_t find_bad_unicode_escape(std::string_view text);
 
+/// Where the prefixed name `name` is first written in Turtle text as a
+/// token of its own (not in a comment, an IRI or a string); npos if not.
+/// raptor's error for an undeclared prefix comes without its place.
+std::size_t find_turtle_name(std::string_view text, std::string_view name);
+
 /// The error for such an escape at `at`: file, line, column and what to write instead.
 load_error bad_unicode_escape_error(const std::string& file, std::string_view text, std::size_t at, std::uint64_t first_line = 1);
 
