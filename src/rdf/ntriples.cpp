@@ -12,8 +12,10 @@
 #include <cstring>
 #include <exception>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <rdf/dictionary.hpp>
@@ -63,6 +65,105 @@ std::vector<text_chunk> split_lines(std::string_view text, std::size_t size) {
         b = e;
     }
     return out;
+}
+
+namespace {
+
+bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+// The escape starting at text[at] == '\\': its length, and whether it is a
+// \\u or \\U escape whose number is no character. A malformed one is left
+// to the parser, which reports it.
+std::pair<std::size_t, bool> read_escape(std::string_view text, std::size_t at) {
+    if (at + 1 >= text.size()) return {1, false};
+    const char kind = text[at + 1];
+    if (kind != 'u' && kind != 'U') return {2, false};
+    const std::size_t digits = kind == 'u' ? 4 : 8;
+    std::uint64_t cp = 0;
+    for (std::size_t i = 0; i < digits; ++i) {
+        const std::size_t k = at + 2 + i;
+        if (k >= text.size() || !is_hex(text[k])) return {2, false};
+        const char c = text[k];
+        cp = cp * 16 + std::uint64_t(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+    }
+    return {2 + digits, (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF};
+}
+
+} // namespace
+
+namespace {
+
+// Calls visit(i) at each byte of N-Triples or Turtle text outside comments,
+// IRIs and strings, and on_escape(i) at each backslash escape inside IRIs
+// and strings; either returning true stops the walk, at that offset.
+// Turtle's '...' and long """...""" strings are handled too; N-Triples has
+// neither, and in it the rules read the same.
+template <class Visit, class OnEscape>
+std::size_t walk_terms(std::string_view text, Visit&& visit, OnEscape&& on_escape) {
+    std::size_t i = 0;
+    const std::size_t n = text.size();
+    while (i < n) {
+        const char c = text[i];
+        if (c == '#') { // a comment may hold anything
+            const std::size_t nl = text.find('\n', i);
+            i = nl == std::string_view::npos ? n : nl + 1;
+        } else if (c == '<' || c == '"' || c == '\'') {
+            const bool is_long = c != '<' && i + 2 < n && text[i + 1] == c && text[i + 2] == c;
+            const char close = c == '<' ? '>' : c;
+            i += is_long ? 3 : 1;
+            while (i < n) {
+                if (text[i] == '\\') {
+                    if (on_escape(i)) return i;
+                    i += read_escape(text, i).first;
+                } else if (text[i] == close && (!is_long || (i + 2 < n && text[i + 1] == c && text[i + 2] == c))) {
+                    i += is_long ? 3 : 1;
+                    break;
+                } else if (text[i] == '\n' && !is_long) { // an unclosed term: the parser reports it
+                    ++i;
+                    break;
+                } else {
+                    ++i;
+                }
+            }
+        } else {
+            if (visit(i)) return i;
+            // Turtle's \\' or \\# in a prefixed name: not a quote, not a comment.
+            i += c == '\\' ? 2 : 1;
+        }
+    }
+    return std::string_view::npos;
+}
+
+} // namespace
+
+std::size_t find_bad_unicode_escape(std::string_view text) {
+    // Escapes mean something only in IRIs and strings.
+    return walk_terms(text, [](std::size_t) { return false; }, [&](std::size_t at) { return read_escape(text, at).second; });
+}
+
+std::size_t find_turtle_name(std::string_view text, std::string_view name) {
+    auto is_name_char = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+               c == ':' || c == '%' || c == '\\' || (static_cast<unsigned char>(c) & 0x80);
+    };
+    return walk_terms(
+        text,
+        [&](std::size_t i) {
+            // A whole token: no name character just before or after it.
+            return text.substr(i).starts_with(name) && (i == 0 || !is_name_char(text[i - 1])) &&
+                   (i + name.size() == text.size() || !is_name_char(text[i + name.size()]));
+        },
+        [](std::size_t) { return false; });
+}
+
+load_error bad_unicode_escape_error(const std::string& file, std::string_view text, std::size_t at, std::uint64_t first_line) {
+    const std::uint64_t line = first_line + std::uint64_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(at), '\n'));
+    const std::size_t line_start = at == 0 ? 0 : text.rfind('\n', at - 1) + 1; // npos + 1 == 0
+    const std::string_view escape = text.substr(at, read_escape(text, at).first);
+    return load_error(file, line, at - line_start + 1,
+                      "escape '" + std::string(escape) +
+                          "' names no Unicode character (a UTF-16 surrogate, D800-DFFF, or past 10FFFF): "
+                          "escape the character's own code point, e.g. \\U0001F600 rather than a surrogate pair");
 }
 
 // serd calls these with the parser as its handle.
@@ -133,10 +234,22 @@ void ntriples_parser::parse(std::string& text, const text_chunk& c) {
     serd_reader_free(r);
     last = kept;
     if (!failure_.empty()) throw load_error(file_, 0, 0, failure_);
+    // serd takes a surrogate escape; the chunk is searched for one only if
+    // it has a backslash at all (most data has none), and the first error in
+    // the text is the one reported.
+    const std::string_view chunk(text.data() + c.begin, c.end - c.begin);
+    std::optional<load_error> bad_escape;
+    if (chunk.find('\\') != std::string_view::npos)
+        if (const std::size_t at = find_bad_unicode_escape(chunk); at != std::string_view::npos)
+            bad_escape = bad_unicode_escape_error(file_, chunk, at, c.first_line);
     if (st != SERD_SUCCESS || !error_.empty()) {
         if (error_.empty()) error_ = serd_strerror(st) ? reinterpret_cast<const char*>(serd_strerror(st)) : "syntax error";
-        throw load_error(file_, c.first_line + (error_line_ ? error_line_ - 1 : 0), error_column_, error_);
+        load_error e(file_, c.first_line + (error_line_ ? error_line_ - 1 : 0), error_column_, error_);
+        if (bad_escape && (bad_escape->line < e.line || (bad_escape->line == e.line && bad_escape->column < e.column)))
+            throw *bad_escape;
+        throw e;
     }
+    if (bad_escape) throw *bad_escape;
 }
 
 load_error ntriples_parser::error_at(const std::string& text, const text_chunk& c, std::size_t at, const std::string& why) const {

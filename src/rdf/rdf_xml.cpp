@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -77,6 +78,21 @@ struct raptor_reader::raptor_sink {
     }
 };
 
+void raptor_reader::locate_turtle_error(const std::string& text) {
+    // raptor: 'The namespace prefix in "undefined:d" was not declared.',
+    // reported (without a place) at the name's first use, which is where
+    // it is first written: no declaration came before it.
+    static constexpr std::string_view head = "The namespace prefix in \"", tail = "\" was not declared.";
+    const std::string_view message = error_;
+    if (!message.starts_with(head) || !message.ends_with(tail) || message.size() <= head.size() + tail.size()) return;
+    const std::string_view name = message.substr(head.size(), message.size() - head.size() - tail.size());
+    const std::size_t at = find_turtle_name(text, name);
+    if (at == std::string::npos) return;
+    error_line_ = 1 + std::uint64_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(at), '\n'));
+    const std::size_t line_start = at == 0 ? 0 : text.rfind('\n', at - 1) + 1; // npos + 1 == 0
+    error_column_ = at - line_start + 1;
+}
+
 void raptor_reader::parse(const std::string& text) {
     std::unique_ptr<raptor_world, decltype(&raptor_free_world)> world(raptor_new_world(), &raptor_free_world);
     if (!world) throw load_error(file_, 0, 0, "raptor: cannot start");
@@ -96,7 +112,8 @@ void raptor_reader::parse(const std::string& text) {
     // no lines under raptor) carry no line, and the line being parsed when
     // one is reported is where the parser found it. Turtle goes in whole:
     // raptor gathers its chunks by copying all so far (lines would make that
-    // quadratic), and its errors have their line.
+    // quadratic). Its syntax errors have their line; the one for an
+    // undeclared prefix has none, and is placed by locate_turtle_error.
     if (raptor_parser_parse_start(parser.get(), base.get())) throw load_error(file_, 0, 0, "raptor: cannot start the parse");
     const bool by_line = syntax_ == "rdfxml";
     std::uint64_t line = 1;
@@ -110,14 +127,23 @@ void raptor_reader::parse(const std::string& text) {
         at = end;
         if (error_.empty() && !failed) ++line;
     }
+    // raptor takes a surrogate escape in Turtle (RDF/XML has no such
+    // escapes, and libxml2 refuses the character references).
+    std::optional<load_error> bad_escape;
+    if (syntax_ == "turtle" && text.find('\\') != std::string::npos)
+        if (const std::size_t at = find_bad_unicode_escape(text); at != std::string::npos)
+            bad_escape = bad_unicode_escape_error(file_, text, at);
     if (failed || !error_.empty()) {
         if (error_.empty()) error_ = "syntax error (" + syntax_ + ")";
-        if (error_line_ == 0) {
+        if (error_line_ == 0 && syntax_ == "turtle") locate_turtle_error(text);
+        if (error_line_ == 0 && by_line) {
             error_line_ = line;
             error_column_ = 0;
         }
+        if (bad_escape && (error_line_ == 0 || bad_escape->line <= error_line_)) throw *bad_escape; // the first in the file, or the one with a place
         throw load_error(file_, error_line_, error_column_, error_);
     }
+    if (bad_escape) throw *bad_escape;
     if (!failure_.empty()) throw load_error(file_, 0, 0, failure_);
 }
 

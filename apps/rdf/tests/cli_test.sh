@@ -120,6 +120,36 @@ refused "--repeat 0" 2 "--repeat 0: from 1 to" bench --data "$tmp/lubm.store" "$
 refused "--repeat too large" 2 "--repeat 123456789012345678901234567890: from 1 to" bench --data "$tmp/lubm.store" "$q01" \
   --repeat 123456789012345678901234567890
 refused "store output a directory" 1 "$tmp: cannot replace: Is a directory" load --data "$tmp/empty.nt" --output "$tmp" --quiet
+# Blank nodes of different --data files are different nodes (RDF merge), whatever labels the
+# files use: the second file's _:x is not the first file's _:f1_x. Both by query and by load.
+printf '_:f1_x <http://ex/p> <http://ex/A> .\n' > "$tmp/bn_a.nt"
+printf '_:x <http://ex/p> <http://ex/B> .\n' > "$tmp/bn_b.nt"
+printf 'SELECT ?s WHERE { ?s <http://ex/p> <http://ex/A> . ?s <http://ex/p> <http://ex/B> }\n' > "$tmp/bn_join.rq"
+expect "blank nodes of two files, query" \
+  "$("$cli" query --quiet --count --data "$tmp/bn_a.nt" --data "$tmp/bn_b.nt" "$tmp/bn_join.rq")" "0"
+"$cli" load --quiet --data "$tmp/bn_a.nt" --data "$tmp/bn_b.nt" --output "$tmp/bn.store" || fail "load of two files with blank nodes"
+expect "blank nodes of two files, load" "$("$cli" query --quiet --count --data "$tmp/bn.store" "$tmp/bn_join.rq")" "0"
+printf '@prefix : <http://ex/> .\n_:x :p :B .\n' > "$tmp/bn_b.ttl"
+expect "blank nodes of an N-Triples and a Turtle file" \
+  "$("$cli" query --quiet --count --data "$tmp/bn_a.nt" --data "$tmp/bn_b.ttl" "$tmp/bn_join.rq")" "0"
+# A relative IRI with no BASE in effect would silently match nothing: refused where it is.
+printf 'SELECT ?n WHERE { <f> <http://ex/id> ?n }\n' > "$tmp/relative.rq"
+refused "relative IRI without BASE" 1 "relative.rq: line 1, column 19: <f> is a relative IRI and no BASE is in effect" \
+  query --data "$tmp/bn_a.nt" "$tmp/relative.rq"
+printf 'PREFIX ns: <ns#>\nBASE <http://x.org/dir/>\nSELECT * WHERE { ?s ?p ns:thing }\n' > "$tmp/relative_prefix.rq"
+refused "relative PREFIX IRI before BASE" 1 "relative_prefix.rq: line 1, column 12: <ns#> is a relative IRI" \
+  query --data "$tmp/bn_a.nt" "$tmp/relative_prefix.rq"
+# An escape naming no character (a lone surrogate) is refused at its place, not passed on as bytes
+# that are not UTF-8 in TSV and JSON.
+printf '<http://e/a> <http://e/p> "\\uD800" .\n' > "$tmp/surrogate.nt"
+refused "surrogate escape in N-Triples" 1 "surrogate.nt:1:28: escape '.uD800' names no Unicode character" \
+  query --data "$tmp/surrogate.nt" "$tmp/bn_join.rq"
+printf '@prefix : <http://e/> .\n:a :p "\\uDFFF" .\n' > "$tmp/surrogate.ttl"
+refused "surrogate escape in Turtle" 1 "surrogate.ttl:2:8: escape '.uDFFF'" query --data "$tmp/surrogate.ttl" "$tmp/bn_join.rq"
+# A Turtle undeclared prefix, which raptor reports without a place, at its line and column.
+printf '@prefix : <http://e/> .\n:a :p :b .\n# undefined:d\n:a :p "undefined:d" .\n:a :p undefined:d .\n' > "$tmp/prefix.ttl"
+refused "undeclared Turtle prefix" 1 'prefix.ttl:5:7: The namespace prefix in "undefined:d" was not declared' \
+  query --data "$tmp/prefix.ttl" "$tmp/bn_join.rq"
 # bench --json with a query file whose name JSON must escape.
 cp "$q01" "$tmp/a\"b.rq"
 "$cli" bench --data "$tmp/lubm.store" "$tmp/a\"b.rq" --model single --runs 1 --json --quiet > "$tmp/bench.json" || fail "bench, odd name"

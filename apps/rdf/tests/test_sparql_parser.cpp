@@ -351,8 +351,15 @@ TEST_CASE("IRIs resolve against BASE", "[sparql]") {
     // PREFIX IRIs resolve against the BASE before them, and BASE against the previous one.
     CHECK(object_key("p:x", "BASE <http://e/a/> PREFIX p: <ns#> ") == "<http://e/a/ns#x>");
     CHECK(object_key("<d>", "BASE <http://e/a/> BASE <b/> ") == "<http://e/a/b/d>");
-    // Without BASE a relative IRI stays as written.
-    CHECK(object_key("<rel>") == "<rel>");
+    // Without BASE a relative IRI is an error where it is: kept as written it would match nothing.
+    check_error("SELECT ?n WHERE { <f> <http://ex/id> ?n }", 1, 19, "<f> is a relative IRI and no BASE is in effect");
+    check_error("SELECT ?n WHERE {\n  ?s <http://ex/id> <> }", 2, 21, "add BASE <http://...> before it, or write an absolute IRI");
+    check_error("SELECT ?n WHERE { ?s <http://ex/id> \"1\"^^<int> }", 1, 42, "<int> is a relative IRI");
+    // A PREFIX's IRI is resolved when declared: a BASE after it comes too late.
+    check_error("PREFIX ns: <ns#>\nBASE <http://x.org/dir/>\nSELECT * { ?s ?p ns:thing }", 1, 12,
+                "<ns#> is a relative IRI and no BASE is in effect");
+    CHECK(object_key("ns:thing", "BASE <http://x.org/dir/> PREFIX ns: <ns#> ") == "<http://x.org/dir/ns#thing>");
+    CHECK(object_key("<urn:x>") == "<urn:x>");
     CHECK(object_key(R"(<http://e/\u00E9\U00000041>)") == "<http://e/\xC3\xA9" "A>");
 }
 
@@ -422,9 +429,9 @@ TEST_CASE("IRI resolution keeps what RFC 3986 does not touch: non-ASCII, percent
     CHECK(object_key(R"(<\u0041/../b>)", base) == "<http://e/caf\xC3\xA9/x/b>");
     // Prefixed names are the resolved namespace and the local part put together, nothing resolved after.
     CHECK(object_key(R"(p:a\/..\/b)", base + "PREFIX p: <../ns/> ") == "<http://e/caf\xC3\xA9/ns/a/../b>");
-    // The base of a relative BASE must come from an earlier one; a relative IRI without any BASE stays as written.
+    // The base of a relative BASE must come from an earlier one; a relative IRI without any BASE is an error.
     check_error("BASE <a/b/> SELECT * { ?s ?p <c> }", 1, 6, "BASE <a/b/> is a relative IRI");
-    CHECK(object_key("<../c>") == "<../c>");
+    check_error("SELECT * { ?s ?p <../c> }", 1, 18, "<../c> is a relative IRI and no BASE is in effect");
     check_error("BASE <http://e/> SELECT * { ?s ?p <http://[x/> }", 1, 35, "not an IRI reference");
 }
 
@@ -561,6 +568,7 @@ TEST_CASE("unterminated and malformed strings and IRIs", "[sparql]") {
     check_error("SELECT * { ?s ?p \"\\U0000004\" }", 1, 19, "expected 8 hex digits after '\\U'");
     check_error("SELECT * { ?s ?p \"\\uD800\" }", 1, 19, "escape '\\uD800' is not a Unicode scalar value");
     check_error("SELECT * { ?s ?p \"\\U00110000\" }", 1, 19, "is not a Unicode scalar value");
+    check_error("SELECT * { ?s ?p <http://e/\\uDC00> }", 1, 28, "escape '\\uDC00' is not a Unicode scalar value");
     check_error("SELECT * { ?s ?p <http://e/x", 1, 18, "unterminated IRI (missing '>')");
     check_error("SELECT * { ?s ?p <http://e/a b> }", 1, 29, "character ' ' is not allowed in an IRI");
     check_error("SELECT * { ?s ?p <http://e/a\"b> }", 1, 29, "character '\"' is not allowed in an IRI");

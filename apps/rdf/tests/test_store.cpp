@@ -1,12 +1,15 @@
 // Loading, the dictionary, the indexes and the store file.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <unistd.h>
 #include <utility>
+#include <vector>
 
 #include <rdf/query_engine.hpp>
 #include <rdf/store.hpp>
@@ -166,6 +169,91 @@ TEST_CASE("Blank nodes of two files stay apart", "[store]") {
     s.load_text(one, "one");
     s.load_text(two, "two");
     CHECK(s.triple_count() == 2);
+}
+
+TEST_CASE("A second file's renamed blank nodes do not meet labels the first file wrote", "[store]") {
+    // The first file's _:f1_x is its own node; the second file's _:x, however
+    // it is renamed, must not become it.
+    rdf::store s;
+    std::string one = "_:f1_x <http://e/p> <http://e/a> .\n_:f1__x <http://e/p> <http://e/a> .\n";
+    std::string two = "_:x <http://e/p> <http://e/b> .\n";
+    std::string three = "_:x <http://e/p> <http://e/c> .\n_:f1_x <http://e/p> <http://e/c> .\n";
+    s.load_text(one, "one");
+    s.load_text(two, "two");
+    s.load_text(three, "three");
+    // Five statements, five subjects: no node is shared between files.
+    std::vector<rdf::term_id> subjects;
+    rdf::detail::enumerate(s.index(), rdf::order::spo)([&](const std::array<rdf::term_id, 3>& x) { subjects.push_back(x[0]); });
+    std::sort(subjects.begin(), subjects.end());
+    CHECK(subjects.size() == 5);
+    CHECK(std::adjacent_find(subjects.begin(), subjects.end()) == subjects.end());
+}
+
+TEST_CASE("An ontology's blank nodes stay apart from the data's, in Turtle too", "[store]") {
+    const std::string ttl = temp_path("bn.ttl");
+    write_file(ttl, "_:x <http://e/p> <http://e/a> .\n[] <http://e/p> <http://e/a> .\n");
+    rdf::store s;
+    std::string data = "_:f1_x <http://e/p> <http://e/b> .\n_:genid1 <http://e/p> <http://e/b> .\n";
+    s.load_text(data, "data.nt");
+    s.load_file(ttl);
+    std::size_t blanks = 0;
+    const rdf::store_view v = s.view();
+    for (rdf::term_id t = 0; t < v.dict.size(); ++t) blanks += v.dict.key(t).starts_with("_:");
+    CHECK(blanks == 4);
+    std::remove(ttl.c_str());
+}
+
+TEST_CASE("An escape naming no character (a surrogate, past U+10FFFF) is refused at its place", "[store]") {
+    // Taken, it would give the store bytes that are not UTF-8, and every output after them.
+    auto refused = [](std::string text, const char* where) {
+        rdf::store s;
+        CHECK_THROWS_WITH(s.load_text(text, "e.nt"), Catch::Contains(where) && Catch::Contains("names no Unicode character"));
+        CHECK(s.triple_count() == 0);
+    };
+    refused("<http://e/a> <http://e/p> \"x\\uD800\" .\n", "e.nt:1:29: escape '\\uD800'");
+    refused("<http://e/a> <http://e/p> \"a\" .\n<http://e/a> <http://e/p> <http://e/\\uDFFF> .\n", "e.nt:2:37");
+    refused("<http://e/a> <http://e/p> \"x\\U0000DBFF\" .\n", "e.nt:1:29");
+    refused("<http://e/a> <http://e/p> \"x\\U00110000\" .\n", "e.nt:1:29");
+    // In the third chunk of a parse on several threads: still its own line.
+    {
+        std::string text;
+        for (int i = 0; i < 20; ++i) text += "<http://e/a> <http://e/p> \"" + std::to_string(i) + "\" .\n";
+        text += "<http://e/a> <http://e/p> \"\\uD800\" .\n";
+        rdf::store s;
+        rdf::load_options o = rdf::load_options::chunked(200);
+        o.threads = 2;
+        CHECK_THROWS_WITH(s.load_text(text, "c.nt", o), Catch::Contains("c.nt:21:28"));
+    }
+    // Characters, an escaped backslash before "uD800", and one in a comment are fine.
+    rdf::store s;
+    std::string fine = "# \\uD800 in a comment\n<http://e/a> <http://e/p> \"\\\\uD800 \\u00E9 \\U0001F600\" .\n";
+    s.load_text(fine, "fine.nt");
+    CHECK(s.triple_count() == 1);
+    CHECK(s.view().dict.find("\"\\\\uD800 \xC3\xA9 \xF0\x9F\x98\x80\"") != rdf::no_term);
+
+    const std::string ttl = temp_path("esc.ttl");
+    write_file(ttl, "@prefix : <http://e/> .\n:a :p 'it\\'s\"' , \"\"\"long\n\"\" \\uD800\"\"\" .\n");
+    rdf::store t;
+    CHECK_THROWS_WITH(t.load_file(ttl), Catch::Contains("esc.ttl:3:4: escape '\\uD800'"));
+    write_file(ttl, "@prefix : <http://e/> .\n:a\\'b :p \"\\uD83D\\uDE00\" .\n");
+    CHECK_THROWS_WITH(t.load_file(ttl), Catch::Contains("esc.ttl:2:11"));
+    CHECK(t.triple_count() == 0);
+    std::remove(ttl.c_str());
+}
+
+TEST_CASE("A Turtle undeclared prefix is reported at its line and column", "[store]") {
+    // raptor reports it without a place; it is where the name is first
+    // written as a name (not in a comment, an IRI or a string).
+    const std::string ttl = temp_path("prefix.ttl");
+    write_file(ttl, "@prefix : <http://e/> .\n# undefined:d in a comment\n:a :p \"undefined:d\" , <undefined:d> .\n"
+                    ":a :p xundefined:dd .\n\n  :a :p undefined:d .\n");
+    rdf::store s;
+    CHECK_THROWS_WITH(s.load_file(ttl), Catch::Contains("prefix.ttl:4:7: The namespace prefix in \"xundefined:dd\" was not declared"));
+    write_file(ttl, "@prefix : <http://e/> .\n# undefined:d in a comment\n:a :p \"undefined:d\" , <undefined:d> .\n"
+                    ":a :p :b .\n\n  :a :p\n undefined:d .\n");
+    CHECK_THROWS_WITH(s.load_file(ttl), Catch::Contains("prefix.ttl:7:2: The namespace prefix in \"undefined:d\" was not declared"));
+    CHECK(s.triple_count() == 0);
+    std::remove(ttl.c_str());
 }
 
 TEST_CASE("RDF/XML ontologies load through raptor", "[store]") {

@@ -119,11 +119,19 @@ private:
         return it->second + t.value;
     }
 
-    /// An IRI token resolved against `base` (BASE's so far by default);
-    /// without a BASE, as written.
+    /// An IRI token resolved against `base` (BASE's so far by default).
+    /// Without a BASE only an absolute IRI is taken: the data holds absolute
+    /// IRIs only, so a relative one kept as written would match nothing,
+    /// silently (and a PREFIX's relative IRI is relative when declared,
+    /// whatever BASE comes later).
     std::string resolved(const sparql_token& t) const { return resolved(t, base_); }
     std::string resolved(const sparql_token& t, const std::string& base) const {
-        if (base.empty()) return t.value;
+        if (base.empty()) {
+            if (!has_iri_scheme(t.value))
+                fail(t.begin, "<" + t.value + "> is a relative IRI and no BASE is in effect, so it would match nothing "
+                              "(the data's IRIs are absolute): add BASE <http://...> before it, or write an absolute IRI (scheme:...)");
+            return t.value;
+        }
         std::optional<std::string> r = resolve_iri(base, t.value);
         if (!r)
             fail(t.begin, "<" + t.value + "> is not an IRI reference by RFC 3986's grammar, so it cannot be resolved against BASE <" +

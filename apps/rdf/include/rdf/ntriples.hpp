@@ -53,6 +53,22 @@ struct text_chunk {
 /// Cut `text` into chunks of about `size` bytes, each ending after a line end.
 std::vector<text_chunk> split_lines(std::string_view text, std::size_t size);
 
+/// Where the first \\u or \\U escape in an IRI or a string of N-Triples or
+/// Turtle text names no character (a UTF-16 surrogate, U+D800..U+DFFF, or
+/// a number past U+10FFFF), as an offset into `text`; npos if none. serd
+/// and raptor turn a surrogate escape into bytes that are not UTF-8, which
+/// the store would then hand on to every output, so the loaders look for
+/// them first. Comments and the text outside terms are skipped.
+std::size_t find_bad_unicode_escape(std::string_view text);
+
+/// Where the prefixed name `name` is first written in Turtle text as a
+/// token of its own (not in a comment, an IRI or a string); npos if not.
+/// raptor's error for an undeclared prefix comes without its place.
+std::size_t find_turtle_name(std::string_view text, std::string_view name);
+
+/// The error for such an escape at `at`: file, line, column and what to write instead.
+load_error bad_unicode_escape_error(const std::string& file, std::string_view text, std::size_t at, std::uint64_t first_line = 1);
+
 /// Parses chunks of one file into its own dictionary and triple list.
 class ntriples_parser {
 public:

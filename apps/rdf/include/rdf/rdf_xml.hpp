@@ -36,6 +36,10 @@ private:
     // state, and only declared here, so that this header needs no raptor2.h.
     struct raptor_sink;
 
+    // Give a Turtle error raptor reported without its place the place it is
+    // at in `text`, where that can be found from the message.
+    void locate_turtle_error(const std::string& text);
+
     std::string file_, syntax_, blank_prefix_;
     dictionary_builder dict_;
     std::vector<triple> triples_;

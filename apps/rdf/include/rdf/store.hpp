@@ -281,7 +281,8 @@ public:
         const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
         const std::size_t n = std::max<std::size_t>(1, std::min<std::size_t>(o.threads ? o.threads : hw, chunks.size()));
         std::vector<ntriples_parser> parsers;
-        for (std::size_t t = 0; t < n; ++t) parsers.emplace_back(name, blank_prefix());
+        const std::string prefix = blank_prefix();
+        for (std::size_t t = 0; t < n; ++t) parsers.emplace_back(name, prefix);
         std::vector<std::optional<load_error>> errors(n);
         std::mutex progress_lock;
         std::uint64_t parsed = 0;
@@ -363,8 +364,27 @@ public:
     std::size_t index_bytes() const { return index_.bytes(); }
 
 private:
-    // Blank nodes of a second file must not meet the first one's.
-    std::string blank_prefix() const { return loads_ == 0 ? std::string() : "f" + std::to_string(loads_) + "_"; }
+    // The prefix for the blank node labels of the next file. An RDF merge
+    // keeps each document's blank nodes apart, so the next file's labels
+    // must meet none in the store: they get a prefix that no label in the
+    // store starts with (a fixed "f1_" would take a first file's own _:f1_x
+    // for a second file's _:x). Prefixing with it is injective, and keeps
+    // the new labels off the old ones whatever labels the files use; a
+    // store with no blank nodes yet (the usual one file) keeps its labels.
+    std::string blank_prefix() const {
+        const dictionary_builder& d = dict_;
+        auto taken = [&](std::string_view prefix) {
+            for (term_id i = 0; i < d.size(); ++i)
+                if (const std::string_view k = d.key(i); k.starts_with("_:") && (prefix.empty() || k.substr(2).starts_with(prefix)))
+                    return true;
+            return false;
+        };
+        if (!taken({})) return {};
+        // Longer with each try, so it ends past the longest label.
+        std::string prefix = "f" + std::to_string(loads_) + "_";
+        while (taken(prefix)) prefix += '_';
+        return prefix;
+    }
 
     dictionary_builder dict_;
     index_parts<std_vector> index_;
