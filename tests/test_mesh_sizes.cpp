@@ -165,6 +165,48 @@ TEST_CASE("mesh::allocate: a size or alignment that would wrap when rounded is r
     });
 }
 
+TEST_CASE("mesh::allocate and allocate_private near SIZE_MAX: refused, never a block the next allocation gets too",
+          "[mesh][sizes]") {
+    // Rounding SIZE_MAX - 10 up to whole cache lines wrapped to a handful of
+    // bytes: the "block" came back at the address the next allocate(64) got.
+    test::run(test::mesh_cores(1), [] {
+        const std::size_t cached = cached_in_use();
+        for (const std::size_t n : {size_max, size_max - 10, size_max - 64, size_max / 2 + 1}) {
+            INFO(n);
+            CHECK_THROWS_AS(mesh::allocate(n), mesh::out_of_memory);
+            CHECK_THROWS_WITH(mesh::allocate_private(n), Catch::Contains("core-private memory") &&
+                                                             Catch::Contains("asked for " + std::to_string(n)));
+        }
+        CHECK(cached_in_use() == cached);
+        void* a = mesh::allocate(64);
+        void* b = mesh::allocate(64);
+        CHECK(a != b);
+        mesh::deallocate(b);
+        mesh::deallocate(a);
+    });
+}
+
+TEST_CASE("mesh::vector<long>, hash_map and string: counts near SIZE_MAX are a std::length_error, nothing changed",
+          "[mesh][containers][sizes]") {
+    // Each was once a crash or a silent no-op: resize(SIZE_MAX) wrote past a
+    // wrapped buffer, resize(SIZE_MAX / 8 + 2, 7) left a small vector of the
+    // wrong size, reserve(SIZE_MAX) reported a small capacity, and the
+    // hash_map's and string's reserve(SIZE_MAX) did nothing.
+    test::run(test::mesh_cores(1), [] {
+        mesh::vector<long> v{1, 2};
+        CHECK_THROWS_AS(v.resize(size_max), std::length_error);
+        CHECK_THROWS_AS(v.resize(size_max / 8 + 2, 7L), std::length_error);
+        CHECK_THROWS_AS(v.reserve(size_max), std::length_error);
+        CHECK(contents(v) == std::vector<long>{1, 2});
+        CHECK(v.capacity() < 1000);
+        mesh::hash_map<long, long> m;
+        CHECK_THROWS_AS(m.reserve(size_max), std::length_error);
+        mesh::string s = "x";
+        CHECK_THROWS_AS(s.reserve(size_max), std::length_error);
+        CHECK(s == "x");
+    });
+}
+
 namespace {
 
 /// Counts to try against a limit: near SIZE_MAX, near SIZE_MAX / element,

@@ -165,6 +165,94 @@ TEST_CASE("bad configurations are rejected before any core starts", "[misuse]") 
                         Catch::Contains("liveness_timeout is negative"));
 }
 
+TEST_CASE("MESH after taco::run has returned: each entry point throws a usage_error instead of faulting",
+          "[misuse][mesh]") {
+    // mesh::read on a sharing_ptr kept from a finished run read its control
+    // block, unmapped with the run, and died of SIGSEGV. In a child, so that
+    // a fault is a failed check here rather than the end of the test program.
+    auto r = test::run_in_child([] {
+        mesh::sharing_ptr<long> kept, destroyed;
+        taco::run(tacomesh::posix::config{.cores = 2}, [&] {
+            kept = mesh::make_shared_object<long>(7L);
+            destroyed = mesh::make_shared_object<long>(8L);
+            mesh::destroy_shared_object(destroyed);
+            destroyed = kept; // a copy: still names the kept object
+        });
+        auto attempt = [](const char* name, auto&& f) {
+            try {
+                f();
+                std::fprintf(stderr, "%s: no error\n", name);
+            } catch (const taco::usage_error& e) {
+                std::fprintf(stderr, "%s: usage_error: %s\n", name, e.what());
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "%s: other error: %s\n", name, e.what());
+            }
+        };
+        attempt("read", [&] { (void)*mesh::read(kept); });
+        attempt("write", [&] { *mesh::write(kept) = 1; });
+        attempt("read_all", [&] { (void)mesh::read_all(kept, destroyed); });
+        attempt("reader", [&] { mesh::reader<long> r(kept); });
+        attempt("destroy", [&] { mesh::destroy_shared_object(destroyed); });
+        attempt("make", [] { (void)mesh::make_shared_object<long>(1L); });
+        attempt("allocate", [] { (void)mesh::allocate(64); });
+        attempt("allocate non_cached", [] { (void)mesh::allocate(64, mesh::memory_mode::non_cached); });
+        attempt("allocate_private", [] { (void)mesh::allocate_private(64); });
+        attempt("bytes_in_use", [] { (void)mesh::bytes_in_use(mesh::memory_mode::write_through); });
+        attempt("invalidate", [&] { mesh::invalidate(&kept, 8); });
+        std::_Exit(0);
+    });
+    INFO(r.err);
+    REQUIRE_FALSE(r.aborted);
+    for (const char* name : {"read", "write", "read_all", "reader", "destroy", "make", "allocate",
+                             "allocate non_cached", "allocate_private", "bytes_in_use", "invalidate"})
+        CHECK_THAT(r.err, Catch::Contains(std::string(name) + ": usage_error: mesh::"));
+    CHECK_THAT(r.err, Catch::Contains("read: usage_error: mesh::read outside taco::run") &&
+                          Catch::Contains("live only during the run that made them"));
+    CHECK_THAT(r.err, Catch::Contains("destroy: usage_error: mesh::destroy_shared_object outside taco::run"));
+}
+
+TEST_CASE("MESH regions of 0 bytes mean none: the run starts, and MESH's refusal names the setting",
+          "[misuse][mesh][sizes]") {
+    // Each used to fail the run with "cannot map 0 bytes ...: Invalid
+    // argument"; the reference calls them reservations, and 0 reserves none
+    // (as on the SCC and MPI platforms).
+    for (const auto mode : {tacomesh::posix::execution_mode::threads, tacomesh::posix::execution_mode::processes}) {
+        std::string cached, non_cached, private_, made;
+        long answer = 0;
+        taco::run(tacomesh::posix::config{.cores = 2, .pin = false, .mode = mode, .non_cached_bytes = 0,
+                                          .cached_bytes = 0, .private_bytes = 0},
+                  [&] {
+                      answer = taco::sync(1, +[](long x) { return 2 * x; }, 21L); // TACO alone needs none
+                      try {
+                          (void)mesh::allocate(64);
+                      } catch (const mesh::out_of_memory& e) {
+                          cached = e.what();
+                      }
+                      try {
+                          (void)mesh::allocate(64, mesh::memory_mode::non_cached);
+                      } catch (const mesh::out_of_memory& e) {
+                          non_cached = e.what();
+                      }
+                      try {
+                          (void)mesh::allocate_private(64);
+                      } catch (const mesh::out_of_memory& e) {
+                          private_ = e.what();
+                      }
+                      try {
+                          (void)mesh::make_shared_object<long>(1L);
+                      } catch (const mesh::out_of_memory& e) {
+                          made = e.what();
+                      }
+                  });
+        CHECK(answer == 42);
+        CHECK_THAT(cached, Catch::Contains("raise the platform's config.cached_bytes"));
+        CHECK_THAT(non_cached, Catch::Contains("config.non_cached_bytes"));
+        CHECK_THAT(private_, Catch::Contains("config.private_bytes"));
+        CHECK_THAT(made, Catch::Contains("config.cached_bytes"));
+        CHECK_THAT(cached + non_cached + private_, !Catch::Contains("tacomesh::posix"));
+    }
+}
+
 TEST_CASE("a memory region the system refuses to map fails the run naming the setting that asked for it",
           "[misuse][sizes]") {
     if (test::sanitized) return; // address-space limits and sanitizers' shadow memory do not mix

@@ -42,6 +42,19 @@ using taco::memory_mode;
 
 namespace detail {
 
+/// MESH's memory exists only while the run that reserved it does: after
+/// taco::run has returned it is unmapped, so a proxy, a destroy or an
+/// allocation through a sharing_ptr kept from that run would fault on it
+/// (or abort in the runtime) instead of saying what is wrong. Every entry
+/// point that needs the runtime asks here first: one thread-local load.
+inline void require_run(const char* what) {
+    if (!taco::detail::tls_runtime) [[unlikely]]
+        throw taco::usage_error(std::string(what) +
+                                " outside taco::run (no core runs here): MESH's shared objects and memory live only "
+                                "during the run that made them (taco::run unmaps them when it returns); use them "
+                                "inside the function given to taco::run");
+}
+
 /// The running core, as MESH's way to its platform's memory
 /// (taco/runtime/memory_port.hpp) and its short pause.
 inline taco::detail::core& memory() { return taco::detail::runtime(); }
@@ -134,18 +147,25 @@ inline region_kind kind_of(memory_mode m) {
     return write_through_kind();
 }
 
+/// The configuration setting that sizes a region, as every platform's
+/// config names it (posix, scc and mpi alike), so the message fits all.
+inline const char* setting_of(region_kind k) noexcept {
+    switch (k) {
+    case region_kind::cached: return "cached_bytes";
+    case region_kind::non_cached: return "non_cached_bytes";
+    case region_kind::write_through: return "write_through_bytes";
+    default: return "private_bytes";
+    }
+}
+
 inline void* allocate_in(region_kind k, std::size_t bytes, std::size_t align) {
     if (align == 0 || (align & (align - 1)) != 0)
         throw std::invalid_argument("mesh::allocate: alignment must be a power of two, got " + std::to_string(align));
     if (void* p = at_home(&home_allocate, k, bytes, align).p) return p;
     throw out_of_memory("mesh: out of " + std::string(region_name(k)) + ": asked for " + std::to_string(bytes) +
                         " bytes, the largest free block has " + std::to_string(at_home(&home_largest_free, k)) +
-                        " (raise the platform's reservation, e.g. tacomesh::posix::config::" +
-                        (k == region_kind::cached          ? "cached_bytes"
-                         : k == region_kind::non_cached    ? "non_cached_bytes"
-                         : k == region_kind::write_through ? "write_through_bytes"
-                                                           : "private_bytes") +
-                        ")");
+                        " (raise the platform's config." + setting_of(k) +
+                        ", in the configuration given to taco::run)");
 }
 
 inline void deallocate_in(region_kind k, void* p) {
@@ -161,7 +181,7 @@ inline void deallocate_in(region_kind k, void* p) {
 inline void* allocate_fast_block() {
     if (void* p = at_home(&home_allocate_fast_block).p) return p;
     throw out_of_memory("mesh: out of non-cached shared memory for a control block (raise the platform's "
-                        "reservation, e.g. tacomesh::posix::config::non_cached_bytes)");
+                        "config.non_cached_bytes, in the configuration given to taco::run)");
 }
 inline void deallocate_fast_block(void* p) {
     if (p && !at_home(&home_deallocate_fast_block, address{p}))
@@ -187,13 +207,17 @@ inline std::size_t on_chip_blocks_in_use() { return at_home(&home_on_chip_in_use
 /// this run (threads, core processes, the SCC), so that data placed there
 /// by mesh::allocate(non_cached) needs no controller; false where each core
 /// has a view of its own (MPI ranks), and allocate(non_cached) is refused.
-inline bool non_cached_shared() { return !detail::memory().remote_words; }
+inline bool non_cached_shared() {
+    detail::require_run("mesh::non_cached_shared");
+    return !detail::memory().remote_words;
+}
 
 /// Shared memory at the same logical address on every core, in `mode`,
 /// aligned to at least a cache line (two allocations never share a line).
 /// Must run on a TACO core. Cached memory needs a consistency controller
 /// (or explicit invalidate / write_back) to be seen by other cores.
 inline void* allocate(std::size_t bytes, memory_mode mode = memory_mode::cached, std::size_t align = 64) {
+    detail::require_run("mesh::allocate");
     if (mode == memory_mode::non_cached && !non_cached_shared())
         throw taco::usage_error(
             "mesh::allocate: non-cached memory is not shared by this platform's cores (each has a view of its "
@@ -205,6 +229,7 @@ inline void* allocate(std::size_t bytes, memory_mode mode = memory_mode::cached,
 }
 /// Free memory from mesh::allocate (with the same mode), from any core.
 inline void deallocate(void* p, memory_mode mode = memory_mode::cached) {
+    detail::require_run("mesh::deallocate");
     detail::deallocate_in(detail::kind_of(mode), p);
 }
 
@@ -212,9 +237,13 @@ inline void deallocate(void* p, memory_mode mode = memory_mode::cached) {
 /// core (reach this core's with mesh::private_instance). Zeroed when first allocated;
 /// reused memory keeps what the previous owner left.
 inline void* allocate_private(std::size_t bytes, std::size_t align = 64) {
+    detail::require_run("mesh::allocate_private");
     return detail::allocate_in(detail::region_kind::core_private, bytes, align);
 }
-inline void deallocate_private(void* p) { detail::deallocate_in(detail::region_kind::core_private, p); }
+inline void deallocate_private(void* p) {
+    detail::require_run("mesh::deallocate_private");
+    detail::deallocate_in(detail::region_kind::core_private, p);
+}
 
 /// The calling core's instance of a core-private logical address.
 template <class T>
@@ -224,12 +253,21 @@ T* private_instance(T* logical) noexcept {
 }
 
 /// Bytes allocated in a mode's region (all cores together).
-inline std::size_t bytes_in_use(memory_mode mode) { return detail::at_home(&detail::home_bytes_in_use, detail::kind_of(mode)); }
+inline std::size_t bytes_in_use(memory_mode mode) {
+    detail::require_run("mesh::bytes_in_use");
+    return detail::at_home(&detail::home_bytes_in_use, detail::kind_of(mode));
+}
 
 /// Make this core's view of [p, p+n) match memory / memory match this
 /// core's view. What consistency controllers do; use directly only for
 /// memory outside shared objects.
-inline void invalidate(const void* p, std::size_t n) { detail::memory().invalidate(p, n); }
-inline void write_back(const void* p, std::size_t n) { detail::memory().write_back(p, n); }
+inline void invalidate(const void* p, std::size_t n) {
+    detail::require_run("mesh::invalidate");
+    detail::memory().invalidate(p, n);
+}
+inline void write_back(const void* p, std::size_t n) {
+    detail::require_run("mesh::write_back");
+    detail::memory().write_back(p, n);
+}
 
 } // namespace mesh

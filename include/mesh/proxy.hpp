@@ -59,6 +59,7 @@ template <class T>
 class reader {
 public:
     explicit reader(const sharing_ptr<T>& p) : object_(p.unsafe_object()), block_(p.block()) {
+        detail::require_run("mesh::read"); // before the control block, unmapped once the run has returned
         if (!block_) throw std::invalid_argument("mesh::read: null sharing_ptr");
         state_ = private_instance(block_->state);
         block_->ops().acquire_read(*block_, state_);
@@ -85,6 +86,7 @@ template <class T>
 class writer {
 public:
     explicit writer(const sharing_ptr<T>& p) : object_(p.unsafe_object()), block_(p.block()) {
+        detail::require_run("mesh::write"); // before the control block, unmapped once the run has returned
         if (!block_) throw std::invalid_argument("mesh::write: null sharing_ptr");
 #if TACO_DEBUG_CHECKS
         const std::uint32_t me = taco::this_core() + 1;
@@ -177,11 +179,13 @@ struct writer_of<T> {
 /// Acquire read access (the proxy type T chose, by default mesh::reader<T>).
 template <class T>
 typename detail::reader_of<T>::type read(const sharing_ptr<T>& p) {
+    detail::require_run("mesh::read"); // also for T's own proxy, which may look at the object first
     return typename detail::reader_of<T>::type(p);
 }
 /// Acquire write access (the proxy type T chose, by default mesh::writer<T>).
 template <class T>
 typename detail::writer_of<T>::type write(const sharing_ptr<T>& p) {
+    detail::require_run("mesh::write"); // also for T's own proxy, which may look at the object first
     return typename detail::writer_of<T>::type(p);
 }
 

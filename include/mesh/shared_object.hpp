@@ -168,6 +168,7 @@ sharing_ptr<T> make_shared_object(Args&&... args) {
                   "extra_ranges; if it leads into memory that is the same on every core (a string literal, "
                   "non-cached memory), opt in: template <> inline constexpr bool mesh::enable_sharing<T> = true;");
 
+    detail::require_run("mesh::make_shared_object");
     detail::allocation_guard g;
     g.object = allocate(sizeof(T), memory_mode::cached, alignof(T));
     static_assert(sizeof(detail::control_block) == detail::home_allocators::fast_block_bytes);
@@ -206,6 +207,7 @@ sharing_ptr<T> make_shared_object(Args&&... args) {
 /// throws taco::usage_error (in release builds until the memory is reused).
 template <class T>
 void destroy_shared_object(sharing_ptr<T>& p) {
+    detail::require_run("mesh::destroy_shared_object"); // the control block is unmapped once the run has returned
     if (!p) return;
     detail::control_block* cb = p.block();
     if (&cb->ops() == &detail::destroyed_ops)

@@ -1,5 +1,9 @@
 #include <modularity/graph_reader.hpp>
 
+#include <sys/resource.h>
+#ifdef __linux__
+#include <sys/sysinfo.h>
+#endif
 #include <zlib.h>
 
 #include <algorithm>
@@ -222,6 +226,44 @@ void check_vertex_count(const Lines& in, std::uint64_t n) {
                 std::to_string(in.options().max_vertices) + ")");
 }
 
+/// What the machine can back: its RAM and swap, or the process's
+/// address-space limit (RLIMIT_AS) where that is lower.
+std::uint64_t machine_memory_bytes() noexcept {
+    std::uint64_t bytes = std::numeric_limits<std::uint64_t>::max();
+#ifdef __linux__
+    struct sysinfo si {};
+    if (::sysinfo(&si) == 0) bytes = (std::uint64_t(si.totalram) + std::uint64_t(si.totalswap)) * si.mem_unit;
+#endif
+    rlimit as{};
+    if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) bytes = std::min(bytes, std::uint64_t(as.rlim_cur));
+    return bytes;
+}
+
+/// Bytes per vertex the reader holds at once while it builds the adjacency
+/// array (edge_collector::build: a 64-bit degree, the offset and the fill
+/// position), whether or not the file lists any edge of the vertex.
+constexpr std::uint64_t bytes_per_vertex = sizeof(std::uint64_t) + 2 * sizeof(edge);
+
+/// A declared count of `n` vertices (a header, *Vertices) is refused here,
+/// before anything is allocated for it, when what reading needs is more
+/// than the machine has: a 40-byte file that declares two billion vertices
+/// once allocated until the OOM killer ended it. `what`: what needs the bytes.
+template <class Lines>
+void check_memory(const Lines& in, std::uint64_t count, std::uint64_t bytes_each, const std::string& what) {
+    const std::uint64_t have = in.options().memory_bytes ? in.options().memory_bytes : machine_memory_bytes();
+    constexpr std::uint64_t most = std::numeric_limits<std::uint64_t>::max();
+    const std::uint64_t need = count > most / bytes_each ? most : count * bytes_each;
+    if (need > have)
+        in.fail(what + " need at least " +
+                (need == most ? std::string("more than 2^64") : std::to_string(need)) +
+                " bytes (" + std::to_string(bytes_each) + " per vertex), more than this machine has: " +
+                std::to_string(have) + " bytes (its RAM and swap, or the process's address-space limit, RLIMIT_AS)");
+}
+template <class Lines>
+void check_vertex_memory(const Lines& in, std::uint64_t n) {
+    check_memory(in, n + 1, bytes_per_vertex, std::to_string(n) + " vertices");
+}
+
 // ---- METIS / DIMACS-10 --------------------------------------------------
 
 template <class Lines>
@@ -260,6 +302,7 @@ graph_data parse_metis(Lines& in) {
         if (h.next(f)) in.fail("header has more than 'n m fmt ncon': " + shown(f));
     }
     check_vertex_count(in, n);
+    check_vertex_memory(in, n);
 
     struct half {
         vertex from, to;
@@ -374,6 +417,7 @@ graph_data parse_pajek(Lines& in) {
     std::uint64_t n = 0;
     bool have_vertices = false, weighted = false;
     std::vector<std::pair<vertex, std::string>> labels;
+    vertex last_labelled = 0;
     edge_collector edges;
     std::string_view line, f;
     while (in.next(line)) {
@@ -389,6 +433,7 @@ graph_data parse_pajek(Lines& in) {
                 if (!fs.next(f)) in.fail("*Vertices without a count");
                 n = to_count(in, f, "vertex count");
                 check_vertex_count(in, n);
+                check_vertex_memory(in, n);
                 have_vertices = true;
                 edges.ensure_vertices(vertex(n));
                 at = section::vertices;
@@ -412,7 +457,16 @@ graph_data parse_pajek(Lines& in) {
             const vertex v = to_vertex(in, f, n, "vertex");
             std::string_view label;
             if (fs.unterminated_quote()) in.fail("label has no closing quote");
-            if (fs.next_label(label)) labels.emplace_back(v, std::string(label));
+            if (fs.next_label(label)) {
+                // The names reach up to the largest labelled vertex: refused
+                // here, before the edges are built, if they cannot fit.
+                if (v >= last_labelled)
+                    check_memory(in, std::uint64_t(v) + 1, sizeof(std::string),
+                                 "a label on vertex " + std::to_string(std::uint64_t(v) + 1) + ": names for " +
+                                     std::to_string(std::uint64_t(v) + 1) + " vertices");
+                labels.emplace_back(v, std::string(label));
+                last_labelled = std::max(last_labelled, v);
+            }
             break;
         }
         case section::edges: {
@@ -437,8 +491,12 @@ graph_data parse_pajek(Lines& in) {
     if (!have_vertices) in.fail_file("no *Vertices section: not a Pajek network");
     graph_data g = std::move(edges).build(weighted);
     if (!labels.empty()) {
-        g.names.resize(n);
-        for (vertex v = 0; v < n; ++v) g.names[v] = std::to_string(std::uint64_t(v) + 1);
+        // Names up to the largest labelled vertex only: graph_data::name
+        // numbers the others, so *Vertices 2000000000 with a few labels
+        // makes no two billion strings.
+        const std::size_t named = std::size_t(last_labelled) + 1;
+        g.names.resize(named);
+        for (vertex v = 0; v < named; ++v) g.names[v] = std::to_string(std::uint64_t(v) + 1);
         for (auto& [v, s] : labels) g.names[v] = std::move(s);
     }
     return g;

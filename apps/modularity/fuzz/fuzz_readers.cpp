@@ -29,7 +29,7 @@ void check(const modularity::graph_data& g) {
     const vertex n = g.vertex_count();
     require(g.first.size() == std::size_t(n) + 1 && g.first[0] == 0, "offsets");
     require(g.first[n] == g.target.size() && g.target.size() == g.weight.size(), "sizes");
-    require(g.names.empty() || g.names.size() == n, "names");
+    require(g.names.size() <= n, "names");
     for (vertex v = 0; v < n; ++v) {
         require(g.first[v] <= g.first[v + 1], "offsets decrease");
         for (edge e = g.first[v]; e < g.first[v + 1]; ++e) {

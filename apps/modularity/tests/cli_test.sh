@@ -57,5 +57,24 @@ printf '2 1\n2\n1\n' >"$tmp/g.unknown"
 expect 1 'cannot tell the format' -- "$bin" "$tmp/g.unknown"
 expect 0 'modularity Q' -- "$bin" --quiet --format metis "$tmp/g.unknown"
 
+# A 40-byte Pajek file declaring two billion vertices: refused before the
+# reader allocates for them (it once allocated until the OOM killer), with
+# the line and the bytes. Under an address-space limit of 2 GiB, so that the
+# refusal does not depend on this machine's memory and nothing large is mapped.
+printf '*Vertices 2000000000\n*Edges\n1 2\n' >"$tmp/huge.net"
+expect 1 'huge\.net:1: 2000000000 vertices need at least 32000000016 bytes \(16 per vertex\), more than this machine has' -- \
+    bash -c 'ulimit -v 2097152 && exec "$@"' - "$bin" --quiet "$tmp/huge.net"
+printf '2000000000 1\n2\n1\n' >"$tmp/huge.graph"
+expect 1 'huge\.graph:1: 2000000000 vertices need' -- bash -c 'ulimit -v 2097152 && exec "$@"' - "$bin" --quiet "$tmp/huge.graph"
+
+# Shared memory: too little is a message naming --shared-memory (MESH's own
+# names the platform's config, which the CLI sets), enough is a clustering.
+expect 1 'out of MESH shared memory for .*karate.*give more with --shared-memory' -- \
+    "$bin" --quiet --shared-memory 16K "$data/karate.graph.gz"
+expect 0 '^modularity Q' -- "$bin" --quiet --shared-memory 256M "$data/karate.graph.gz"
+expect 2 '--shared-memory needs a non-negative integer' -- "$bin" --shared-memory lots "$data/karate.graph.gz"
+expect 2 '--shared-memory needs at least 1 byte' -- "$bin" --shared-memory 0 "$data/karate.graph.gz"
+expect 2 '--shared-memory 9223372036854775807: at most' -- "$bin" --shared-memory 9223372036854775807 "$data/karate.graph.gz"
+
 [[ $fails == 0 ]] && echo "cli_test: all passed"
 exit $((fails > 0))

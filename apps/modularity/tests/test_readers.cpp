@@ -101,7 +101,8 @@ TEST_CASE("the three formats read the same graph alike, plain and compressed") {
         CHECK(g->weighted);
     }
     CHECK(c.names[1] == "b b");
-    CHECK(c.names[3] == "4"); // unlabelled vertices keep their number
+    CHECK(c.name(3) == "4"); // unlabelled vertices keep their number
+    CHECK(c.names.size() == 3); // names only up to the last labelled vertex
 
     const graph_data k1 = read_graph(data + "/karate.graph.gz");
     const std::string plain = "/tmp/tacomesh_karate_test.graph";
@@ -185,4 +186,30 @@ TEST_CASE("files that cannot be read, and names without a known format") {
     }
     CHECK_THROWS_WITH(read_graph(gz), Catch::Contains("truncated gzip data"));
     std::remove(gz.c_str());
+}
+
+TEST_CASE("a vertex count the memory cannot hold is refused before anything is allocated for it") {
+    // A 40-byte Pajek file once allocated until the OOM killer (23 GB).
+    read_options small;
+    small.memory_bytes = std::uint64_t(1) << 30;
+    auto refusal = [&](const std::string& text, graph_format f) {
+        try {
+            parse_graph(text, f, "t", small);
+        } catch (const graph_error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK(refusal("*Vertices 2000000000\n*Edges\n1 2\n", graph_format::pajek) ==
+          "t:1: 2000000000 vertices need at least 32000000016 bytes (16 per vertex), more than this machine has: "
+          "1073741824 bytes (its RAM and swap, or the process's address-space limit, RLIMIT_AS)");
+    CHECK(refusal("2000000000 1\n2\n1\n", graph_format::metis).starts_with("t:1: 2000000000 vertices need"));
+    // A count that fits is read, and labels name only up to the last labelled vertex.
+    const graph_data g = parse_graph("*Vertices 1000000\n2 \"two\"\n*Edges\n1 2\n", graph_format::pajek, "t", small);
+    CHECK(g.vertex_count() == 1000000);
+    CHECK(g.names.size() == 2);
+    CHECK(g.name(1) == "two");
+    CHECK(g.name(999999) == "1000000");
+    CHECK(refusal("*Vertices 50000000\n1 \"near\"\n49999999 \"far\"\n*Edges\n1 2\n", graph_format::pajek)
+              .starts_with("t:3: a label on vertex 49999999: names for 49999999 vertices need at least"));
 }

@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <cctype>
 #include <fstream>
+#include <limits>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -52,6 +54,11 @@ options:
                                  and graphs with n + m < 10000 get up to X * 30000 / (n + m)
                                  more rounds without one (1 to 64 in all)
   --format metis|el|pajek        the file's format, if its name does not say
+  --shared-memory BYTES          MESH shared memory to reserve, each of cached and
+                                 non-cached (a number, or with K, M, G or T: 64G);
+                                 address space, only what is used costs memory
+                                 (default: from the graph's size, at least 1G;
+                                 under mpi the platform's own)
   --output FILE                  write one cluster id per line, in vertex order
   --json                         print a JSON object on stdout instead of text
   --members                      also list each cluster's vertices (names from the file, else
@@ -83,6 +90,25 @@ std::uint64_t number(const std::string& flag, const std::string& v) {
     }
     if (used != v.size()) usage_error(flag + " needs a non-negative integer, not '" + v + "'");
     return x;
+}
+
+/// BYTES with an optional binary suffix: 4096, 512M, 64G, 2T.
+std::uint64_t byte_count(const std::string& flag, const std::string& v) {
+    std::string digits = v;
+    int shift = 0;
+    if (!digits.empty()) {
+        switch (std::toupper(static_cast<unsigned char>(digits.back()))) {
+        case 'K': shift = 10; break;
+        case 'M': shift = 20; break;
+        case 'G': shift = 30; break;
+        case 'T': shift = 40; break;
+        }
+        if (shift) digits.pop_back();
+    }
+    const std::uint64_t n = number(flag, digits.empty() ? v : digits);
+    if (n == 0) usage_error(flag + " needs at least 1 byte, not '" + v + "'");
+    if (n > (std::numeric_limits<std::uint64_t>::max() >> shift)) usage_error(flag + " " + v + ": too large");
+    return n << shift;
 }
 
 cli parse(int argc, char** argv) {
@@ -117,6 +143,7 @@ cli parse(int argc, char** argv) {
                     usage_error("--effort needs a number from 0 to 1e6, not '" + v + "'");
             }
             else if (a == "--format") c.format = modularity::parse_format(value());
+            else if (a == "--shared-memory") c.run.shared_memory = byte_count(a, value());
             else if (a == "--output") c.output = value();
             else if (a == "--json") c.json = true;
             else if (a == "--quiet") c.quiet = true;
@@ -205,7 +232,10 @@ modularity::cluster_result run([[maybe_unused]] const cli& c, const modularity::
 #if TACOMESH_WITH_MPI
     if (c.where.mpi) {
         tacomesh::mpi::run_report report;
-        modularity::cluster_result r = modularity::cluster_graph_on(tacomesh::mpi::config{.report = &report}, g, o);
+        tacomesh::mpi::config cfg{.report = &report};
+        // Only when asked: the ranks' windows are memory, not address space alone.
+        if (o.shared_memory) cfg.cached_bytes = o.shared_memory;
+        modularity::cluster_result r = modularity::cluster_graph_on(cfg, g, o);
         r.oversubscribed = report.oversubscribed;
         return r;
     }
@@ -234,7 +264,29 @@ int main(int argc, char** argv) {
             std::snprintf(buf, sizeof buf, "step %llu: Q = %.6f, %u clusters", static_cast<unsigned long long>(steps), q, k);
             progress(buf);
         };
-        const modularity::cluster_result r = run(c, g, o);
+        modularity::cluster_result r;
+        try {
+            r = run(c, g, o);
+        } catch (const std::exception& e) {
+            // MESH names the platform's config.cached_bytes, which the CLI
+            // sets from the graph or --shared-memory: say that instead (the
+            // error may come from another core, its text cut short).
+            const std::string what = e.what();
+            if (what.find("mesh: out of ") == std::string::npos) throw;
+            progress.clear();
+            std::fprintf(stderr,
+                         "tacomesh-cluster: out of MESH shared memory for %s (%u vertices, %u directed edges): the "
+                         "run reserved %llu bytes of cached and of non-cached memory%s; give more with "
+                         "--shared-memory BYTES (e.g. --shared-memory %lluG)\n  (%s)\n",
+                         c.graph.c_str(), g.vertex_count(), g.edge_count(),
+                         static_cast<unsigned long long>(o.shared_memory ? o.shared_memory
+                                                                         : modularity::shared_memory_for(g)),
+                         o.shared_memory ? " (--shared-memory)" : ", sized from the graph",
+                         static_cast<unsigned long long>(
+                             4 * std::max(o.shared_memory, modularity::shared_memory_for(g)) >> 30),
+                         what.c_str());
+            return 1;
+        }
         progress.clear();
 
         if (!c.output.empty()) {

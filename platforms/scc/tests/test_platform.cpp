@@ -287,6 +287,30 @@ TEST_CASE("SCC emulation: a memory setting the host cannot back is refused namin
     CHECK_THROWS_WITH(run_with({.cores = 4, .private_bytes = most / 2}), Catch::Contains("for 4 cores"));
 }
 
+TEST_CASE("SCC emulation: a region of 0 bytes is none, and MESH's out-of-memory names the SCC config's setting",
+          "[scc][platform][mesh][sizes]") {
+    // The message told SCC users to raise tacomesh::posix::config::cached_bytes.
+    std::string cached, non_cached;
+    taco::run(scc::config{.cores = 2, .cached_bytes = 0, .non_cached_bytes = 0}, [&] {
+        try {
+            (void)mesh::allocate(64);
+        } catch (const mesh::out_of_memory& e) {
+            cached = e.what();
+        }
+        try {
+            (void)mesh::make_shared_object<long>(1L);
+        } catch (const mesh::out_of_memory& e) {
+            non_cached = e.what();
+        }
+    });
+    CHECK_THAT(cached, Catch::Contains("out of cached shared memory") &&
+                           Catch::Contains("raise the platform's config.cached_bytes"));
+    CHECK_THAT(non_cached, Catch::Contains("config."));
+    CHECK_THAT(cached + non_cached, !Catch::Contains("posix"));
+    const std::size_t most = std::numeric_limits<std::size_t>::max();
+    CHECK_THROWS_AS(taco::run(scc::config{.cores = 2, .cached_bytes = most}, [] {}), scc::memory_refused);
+}
+
 TEST_CASE("SCC emulation: a region the host refuses to allocate names its setting", "[scc][platform][mesh][sizes]") {
     if (test::sanitized) return; // address-space limits and sanitizers' shadow memory do not mix
     // Room for 200 MiB more: each region of 150 MiB fits the limit alone,

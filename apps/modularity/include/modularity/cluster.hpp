@@ -53,7 +53,39 @@ struct cluster_options {
     std::function<void(std::uint64_t, double, vertex)> progress;
     /// Greedy: a clock of the platform's read around the steps (greedy_params::ticks).
     std::uint64_t (*ticks)() = nullptr;
+    /// Bytes of cached and of non-cached shared memory the run reserves
+    /// (the platform's config.cached_bytes and non_cached_bytes); 0: sized
+    /// from the graph (shared_memory_for). The CLI's --shared-memory.
+    std::uint64_t shared_memory = 0;
 };
+
+/// Most shared memory a run may reserve per region: the POSIX platform
+/// reserves at most 32 TiB of address space in all, and a run has two
+/// regions of this size plus each core's private memory.
+inline constexpr std::uint64_t max_shared_memory = std::uint64_t(8) << 40;
+
+/// The shared memory a run on g reserves of each of cached and non-cached
+/// memory: generous, since it is address space (only the pages MESH touches
+/// cost memory), and the default 1 GiB once ran out at 50 million vertices
+/// with an error naming a setting the CLI had no way to change. Per vertex
+/// and per directed edge, with room for the searches' shared maps and the
+/// chunks' slack, at least the platform's default of 1 GiB.
+inline std::uint64_t shared_memory_for(const graph_data& g) {
+    const std::uint64_t need = 512 * std::uint64_t(g.vertex_count()) + 64 * std::uint64_t(g.edge_count());
+    return std::min(max_shared_memory, std::max(std::uint64_t(1) << 30, need));
+}
+
+/// The memory settings of a platform's config (posix, mpi, scc alike) for a
+/// run on g: o.shared_memory or shared_memory_for(g) of cached and of
+/// non-cached memory, and each core's private memory in proportion.
+template <class Config>
+void size_shared_memory(Config& cfg, const graph_data& g, const cluster_options& o, taco::core_id cores) {
+    const std::uint64_t shared = o.shared_memory ? o.shared_memory : shared_memory_for(g);
+    cfg.cached_bytes = shared;
+    cfg.non_cached_bytes = shared;
+    const std::uint64_t private_share = std::min(shared / 8, max_shared_memory / std::max<std::uint64_t>(cores, 1));
+    cfg.private_bytes = std::max<std::uint64_t>(cfg.private_bytes, private_share);
+}
 
 struct cluster_result {
     double modularity = 0;
@@ -70,6 +102,9 @@ struct cluster_result {
 inline void check(const cluster_options& o) {
     if (o.cores < 1) throw std::invalid_argument("--cores must be at least 1");
     if (o.cores > 1024) throw std::invalid_argument("--cores " + std::to_string(o.cores) + ": at most 1024");
+    if (o.shared_memory > max_shared_memory)
+        throw std::invalid_argument("--shared-memory " + std::to_string(o.shared_memory) + ": at most " +
+                                    std::to_string(max_shared_memory) + " bytes (8 TiB)");
     if (o.max_steps && o.algo != algorithm::greedy)
         throw std::invalid_argument("--max-steps applies to the greedy algorithm only (--algorithm greedy); the "
                                     "multilevel search ends by --effort");
@@ -122,6 +157,7 @@ inline cluster_result cluster_graph(const graph_data& g, const cluster_options& 
     // More cores than CPUs: waiting cores must sleep, or they steal the CPU
     // from the one computing.
     if (o.cores > std::thread::hardware_concurrency()) cfg.idle = tacomesh::posix::idle_policy::sleep;
+    size_shared_memory(cfg, g, o, o.cores);
     cluster_result out = cluster_graph_on(cfg, g, o);
     out.oversubscribed = report.oversubscribed;
     return out;

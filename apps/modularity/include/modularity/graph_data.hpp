@@ -28,7 +28,9 @@ struct graph_data {
     std::vector<edge> first{0}; ///< out-edges of v: first[v] .. first[v+1]-1
     std::vector<vertex> target;
     std::vector<double> weight;
-    std::vector<std::string> names; ///< the file's vertex names, if it had any (edge lists, Pajek labels)
+    /// The file's vertex names, if it had any (edge lists, Pajek labels):
+    /// up to the last named vertex at most; name(v) numbers the rest.
+    std::vector<std::string> names;
     bool weighted = false;          ///< the file gave edge weights
 
     vertex vertex_count() const noexcept { return vertex(first.size() - 1); }

@@ -47,6 +47,10 @@ struct read_options {
     /// Refuse graphs with more vertices (a header or id that large in a
     /// small file is more likely an error than a graph; the fuzzer lowers it).
     std::uint64_t max_vertices = std::numeric_limits<vertex>::max() - 1;
+    /// The memory a declared vertex count may need (a header, *Vertices),
+    /// checked before anything is allocated for it; 0: what the machine
+    /// has, its RAM and swap or the process's address-space limit.
+    std::uint64_t memory_bytes = 0;
     /// Called now and then with the bytes read so far (of the file as stored).
     std::function<void(std::uint64_t)> progress;
 };

@@ -32,6 +32,9 @@ public:
     /// refusal names (e.g. "config.cached_bytes = 1073741824").
     mapping(std::size_t bytes, sharing s, const char* what, const std::string& setting = {})
         : size_(round_up(bytes, page_bytes)) {
+        // 0 bytes is no mapping (mmap refuses a length of 0): a region the
+        // configuration asked to be empty, such as MESH's with no MESH in a run.
+        if (size_ == 0) return;
         const int flags = (s == sharing::shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS | MAP_NORESERVE;
         void* p = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, flags, -1, 0);
         if (p == MAP_FAILED) {
