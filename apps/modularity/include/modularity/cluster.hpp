@@ -46,7 +46,7 @@ struct cluster_options {
     /// Greedy: at most this many moves (0: none, the singletons' Q); unset:
     /// until no move gains. An optional, not 0 for "unset": --max-steps 0
     /// once ran to convergence.
-    std::optional<std::uint64_t> max_steps;
+    std::optional<std::uint64_t> max_steps{};
     std::uint64_t seed = 1;
     double effort = 1; ///< multilevel: more rounds on small graphs (see ensemble_search.hpp)
     /// Called on core 0 as the search goes: (steps, Q, clusters).

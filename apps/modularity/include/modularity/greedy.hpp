@@ -142,7 +142,7 @@ private:
 };
 
 struct greedy_params {
-    std::optional<std::uint64_t> max_steps; ///< unset: until no move gains more than min_gain
+    std::optional<std::uint64_t> max_steps{}; ///< unset: until no move gains more than min_gain
     double min_gain = 1e-12;
     /// Called on core 0 after each step: (steps so far, Q, clusters).
     std::function<void(std::uint64_t, double, vertex)> progress;
