@@ -191,7 +191,9 @@ inline std::size_t region_bytes(const char* setting, std::size_t bytes, std::siz
 /// comes from region_bytes; `setting` names it when the host refuses it.
 class host_region {
 public:
-    host_region(std::size_t bytes, const char* setting, std::size_t asked, std::size_t cores = 0) : bytes_(bytes) {
+    // Whole pages: aligned_alloc needs a size that is a multiple of the alignment.
+    host_region(std::size_t bytes, const char* setting, std::size_t asked, std::size_t cores = 0)
+        : bytes_(whole_pages(bytes)) {
         if (bytes_ && !(data_ = static_cast<std::byte*>(std::aligned_alloc(4096, bytes_))))
             throw memory_refused("tacomesh::scc: " + setting_text(setting, asked, cores) + ": the host refused " +
                                  std::to_string(bytes_) + " bytes for it (it has " +
@@ -200,7 +202,7 @@ public:
                                  "their part); lower config." + setting);
     }
     /// Host memory that is no setting of the configuration (the on-chip pieces).
-    explicit host_region(std::size_t bytes) : bytes_(bytes) {
+    explicit host_region(std::size_t bytes) : bytes_(whole_pages(bytes)) {
         if (bytes_ && !(data_ = static_cast<std::byte*>(std::aligned_alloc(4096, bytes_)))) throw std::bad_alloc();
     }
     ~host_region() { std::free(data_); }
@@ -214,6 +216,10 @@ public:
     }
 
 private:
+    static std::size_t whole_pages(std::size_t bytes) {
+        if (bytes > SIZE_MAX - 4095) throw std::bad_alloc(); // the sized constructor's callers refuse these first
+        return (bytes + 4095) / 4096 * 4096;
+    }
     std::size_t bytes_;
     std::byte* data_ = nullptr;
 };
