@@ -1,10 +1,8 @@
 #include <modularity/graph_reader.hpp>
 
-#include <sys/resource.h>
-#ifdef __linux__
-#include <sys/sysinfo.h>
-#endif
 #include <zlib.h>
+
+#include <taco/platform/host_memory.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -228,16 +226,7 @@ void check_vertex_count(const Lines& in, std::uint64_t n) {
 
 /// What the machine can back: its RAM and swap, or the process's
 /// address-space limit (RLIMIT_AS) where that is lower.
-std::uint64_t machine_memory_bytes() noexcept {
-    std::uint64_t bytes = std::numeric_limits<std::uint64_t>::max();
-#ifdef __linux__
-    struct sysinfo si {};
-    if (::sysinfo(&si) == 0) bytes = (std::uint64_t(si.totalram) + std::uint64_t(si.totalswap)) * si.mem_unit;
-#endif
-    rlimit as{};
-    if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) bytes = std::min(bytes, std::uint64_t(as.rlim_cur));
-    return bytes;
-}
+std::uint64_t machine_memory_bytes() noexcept { return taco::detail::host_memory_bytes(); }
 
 /// Bytes per vertex the reader holds at once while it builds the adjacency
 /// array (edge_collector::build: a 64-bit degree, the offset and the fill

@@ -47,14 +47,11 @@
 #include <utility>
 #include <vector>
 
-#include <sys/resource.h>
-#ifdef __linux__
-#include <sys/sysinfo.h>
-#endif
 #include <time.h>
 
 #include <taco/core_id.hpp>
 #include <taco/platform/core_threads.hpp>
+#include <taco/platform/host_memory.hpp>
 #include <taco/platform/memory_endpoint.hpp>
 #include <taco/platform/on_chip_memory.hpp>
 #include <taco/platform/platform.hpp>
@@ -151,14 +148,7 @@ private:
 /// What the host can back: its RAM and swap, or the process's address-space
 /// limit (RLIMIT_AS) where that is lower.
 inline std::size_t host_memory_bytes() noexcept {
-    std::size_t bytes = std::numeric_limits<std::size_t>::max();
-#ifdef __linux__
-    struct sysinfo si {};
-    if (::sysinfo(&si) == 0) bytes = (std::size_t(si.totalram) + std::size_t(si.totalswap)) * si.mem_unit;
-#endif
-    rlimit as{};
-    if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) bytes = std::min(bytes, std::size_t(as.rlim_cur));
-    return bytes;
+    return std::size_t(std::min<std::uint64_t>(taco::detail::host_memory_bytes(), SIZE_MAX));
 }
 
 /// "config.<setting> = <n> bytes": how the refusals name what was asked.
