@@ -59,11 +59,14 @@ not_in_plain_runs='bench-smoke|slow'
 # scale (label scale: the smaller sets run their code paths), and what runs
 # no code: the TSan run the negative-compile and header-alone tests (label
 # compile), the ASan run, which is clang's, the header-alone ones (label
-# header): the plain run checks every header alone with g++ (both compilers
-# read the same standard library, so a missing include shows in either),
-# and clang compiles each header inside the tests it builds, while the
-# negative-compile tests run with both compilers, whose diagnostics they
-# match.
+# header) and the negative tests' controls (label control): the plain run
+# checks every header alone and every control with g++ (both compilers read
+# the same standard library, so a missing include shows in either), and
+# clang compiles each header inside the tests it builds, while the negative
+# tests run with both compilers, whose diagnostics they match. The TSan run
+# leaves out the CLIs' option and input sweeps (label cli): one thread
+# parses them, ASan checks that code, and the apps' parallel paths have
+# tests of their own, which TSan runs.
 # The TACO suites again on the emulated SCC ("on scc:") and on MPI ranks
 # ("mpi:") are not even built there (their CMakeLists return under
 # TACOMESH_SANITIZE): the suites ran under the sanitizer on POSIX, 16-48
@@ -124,7 +127,7 @@ case "$cmd" in
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(sanitizer_flags clang++)"
     # Sizes shrink (sanitizers are 5-20x slower).
     TACOMESH_TEST_SCALE=0.1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      run_tests build-asan -LE "$not_in_sanitizer_runs|header" ;;
+      run_tests build-asan -LE "$not_in_sanitizer_runs|header|control" ;;
   tsan)
     need_packages "${base_packages[@]}"
     configure build-tsan -DTACOMESH_SANITIZE=thread -DTACOMESH_BUILD_BENCH=OFF \
@@ -132,7 +135,7 @@ case "$cmd" in
     # setarch -R: TSan's shadow layout clashes with the high mmap entropy of recent kernels.
     ninja -C build-tsan -j "$jobs"
     (cd build-tsan && TACOMESH_TEST_SCALE=0.02 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-      setarch "$(uname -m)" -R ctest --output-on-failure -j "$jobs" --timeout 900 -LE "$not_in_sanitizer_runs|compile") ;;
+      setarch "$(uname -m)" -R ctest --output-on-failure -j "$jobs" --timeout 900 -LE "$not_in_sanitizer_runs|compile|cli") ;;
   clang)
     need_packages "${base_packages[@]}" clang
     CXX=clang++ configure build-clang -DTACOMESH_BUILD_BENCH=OFF

@@ -237,6 +237,70 @@ TEST_CASE("an activity that waits gets a clear error instead of a deadlock", "[t
     REQUIRE(text.find("an activity cannot wait") != std::string::npos);
 }
 
+namespace {
+std::atomic<long> refused_runs{0};
+long count_run() { return ++refused_runs; }
+long arrive_at(taco::barrier_ref b) {
+    b.arrive_and_wait();
+    return 1;
+}
+} // namespace
+
+TEST_CASE("an activity's sync or barrier arrival is refused before anything is sent", "[tasks][errors]") {
+    refused_runs = 0;
+    std::string sync_text, barrier_text;
+    bool passed = false;
+    test::run(test::on_cores(2), [&] {
+        auto s = taco::spawn_activity([] { return taco::sync(1, &count_run); });
+        try {
+            (void)s.get();
+        } catch (const taco::remote_error& e) {
+            sync_text = e.text();
+        }
+        // The refused arrival was not counted: two proper parties pass
+        // (it used to count, then hang: the activity's pending future
+        // waited for a release that needed main to arrive).
+        taco::barrier b(2);
+        auto a = taco::call(1, taco::m2f(&arrive_at, b.ref()), taco::as_activity{});
+        try {
+            (void)a.get();
+        } catch (const taco::remote_error& e) {
+            barrier_text = e.text();
+        }
+        taco::future<long> other;
+        taco::async(1, taco::m2f(&arrive_at, b.ref()), other);
+        b.arrive_and_wait();
+        passed = other.get() == 1;
+    });
+    REQUIRE(sync_text.find("an activity cannot wait") != std::string::npos);
+    REQUIRE(refused_runs == 0); // not run and its result dropped: never sent
+    REQUIRE(barrier_text.find("an activity cannot wait") != std::string::npos);
+    REQUIRE(passed);
+}
+
+namespace {
+long echo(long x) { return x; }
+long relay_through(taco::core_id via, long x) { return taco::sync(via, &echo, x); }
+} // namespace
+
+TEST_CASE("handlers nesting waits until their thread's stack is nearly full end with a report, not a SIGSEGV",
+          "[tasks][errors]") {
+    // Core 0 queues many invocations on core 1, each of which waits for
+    // core 2: core 1 serves the next one inside each wait, one level
+    // deeper each time (20000 levels overflowed an 8 MiB thread stack).
+    auto r = test::run_in_child([] {
+        taco::run(test::child_cores(3), [] {
+            const int n = 200'000;
+            std::vector<taco::future<long>> fs(n);
+            for (int i = 0; i < n; ++i) taco::async(1, taco::m2f(&relay_through, taco::core_id(2), long(i)), fs[i]);
+            for (auto& f : fs) (void)f.get();
+        });
+    });
+    REQUIRE(r.err.find("taco: core 1's thread stack is nearly used up") != std::string::npos);
+    REQUIRE(r.err.find("taco::as_coroutine") != std::string::npos);
+    REQUIRE(r.aborted);
+}
+
 TEST_CASE("coroutines on 8 cores on 2 CPUs sync-calling each other", "[tasks][coroutine]") {
     constexpr taco::core_id n = 8;
     const long per_core = test::scaled(50);
@@ -634,6 +698,22 @@ TEST_CASE("a finished protothread started again runs from the beginning", "[task
     });
     REQUIRE(rounds_seen == 2);
     REQUIRE(log == std::vector<int>{30, 31, 32, 30, 31, 32});
+}
+
+TEST_CASE("a task started twice before it runs runs once: ready is a state", "[tasks][protothread]") {
+    std::vector<int> log;
+    test::run(test::on_cores(1), [&] {
+        yielding_protothread p;
+        p.log = &log;
+        p.id = 4;
+        taco::start(p);
+        taco::start(p); // used to link it twice into the ready queue, corrupting it
+        taco::wait_until([&] { return p.finished(); });
+        taco::start(p); // finished: from the beginning
+        taco::start(p); // ready already: the same start
+        taco::wait_until([&] { return p.finished(); });
+    });
+    REQUIRE(log == std::vector<int>{40, 41, 42, 40, 41, 42});
 }
 
 TEST_CASE("a timeout or delay beyond the clock's range means never, not at once", "[tasks][timer]") {

@@ -288,6 +288,7 @@ template <class Target, class F, class... Rest>
 auto sync(Target target, F&& fn, Rest&&... rest) {
     static_assert(!(detail::is_bound_form<F> && detail::modifiers<Rest...>::completions != 0),
                   "taco::sync returns the result itself; it takes options, not a completion");
+    detail::require_can_wait();
     return call(target, std::forward<F>(fn), std::forward<Rest>(rest)...).get();
 }
 

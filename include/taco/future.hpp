@@ -43,6 +43,16 @@ struct future_value<void> {
     void set() {}
     void take() {}
 };
+
+/// For operations that send, then wait (sync, a barrier's arrival): refuse
+/// a task that cannot wait *before* anything is sent. Checked only at the
+/// wait, the request would already be out, and the pending future's
+/// destructor would then wait inside the activity for a reply that may
+/// need this very task to finish first (a barrier's other parties): a
+/// deadlock where blocking_error was promised.
+inline void require_can_wait() {
+    if (task* t = runtime().current_task(); t && t->kind() != task_kind::coroutine) t->block(); // throws
+}
 } // namespace detail
 
 /// The result of an invocation, on the caller's core. Not copyable or movable:

@@ -122,13 +122,15 @@ protected:
     ~protothread() = default;
 };
 
-/// Make a protothread (or any task) ready on this core.
+/// Make a protothread (or any task) ready on this core. A task that is
+/// ready already stays ready once: it runs once.
 inline void start(task& t) {
     detail::runtime().make_ready(t);
 }
-/// Start a protothread, again from the beginning if it had finished.
+/// Start a protothread, again from the beginning if it had finished (and
+/// is not ready again already: then this start is the same as that one).
 inline void start(protothread_base& p) {
-    if (p.finished()) p.reset();
+    if (p.finished() && !p.queued()) p.reset();
     detail::runtime().make_ready(p);
 }
 

@@ -60,6 +60,10 @@ public:
     boost::intrusive::list_member_hook<> fifo_hook;
     boost::intrusive::set_member_hook<> ordered_hook;
 
+    /// In a ready queue now. (The hooks are Boost.Intrusive's safe-link
+    /// default: unlinking resets them, so is_linked() tells.)
+    bool queued() const noexcept { return fifo_hook.is_linked() || ordered_hook.is_linked(); }
+
 protected:
     explicit task(task_kind k, schedule s = {}) noexcept : sched(s), kind_(k) {}
     task(const task&) = delete;

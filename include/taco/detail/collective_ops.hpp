@@ -115,7 +115,17 @@ struct reduce_helper {
 private:
     void drain() {
         while (next < slots.size() && (slots[next] || failed[next])) {
-            if (slots[next] && !error) acc = acc ? R((*comb)(*acc, *slots[next])) : *slots[next];
+            if (slots[next] && !error) {
+                // The user's combiner runs inside this core's message
+                // handler: an exception must become the collective's
+                // error, not unwind through the handler, which would leave
+                // the helper unreleased and the caller waiting for ever.
+                try {
+                    acc = acc ? R((*comb)(*acc, *slots[next])) : *slots[next];
+                } catch (...) {
+                    error = error_info::current(this_core());
+                }
+            }
             ++next;
         }
         if (next < slots.size()) return;

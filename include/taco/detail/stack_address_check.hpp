@@ -9,11 +9,6 @@
 // The scan reads the 8-byte words of the callable (a closure's captures) and
 // of each argument: a pointer member is 8-aligned in any object aligned to
 // 8, and an object aligned to less holds none.
-#if __has_include(<pthread.h>)
-#include <pthread.h>
-#define TACO_HAS_PTHREAD_STACK 1
-#endif
-
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -25,27 +20,10 @@
 #include <taco/m2f.hpp>
 #include <taco/runtime/core.hpp>
 #include <taco/detail/carried.hpp>
+#include <taco/detail/thread_stack.hpp>
 #include <taco/usage_error.hpp>
 
 namespace taco::detail {
-
-/// The calling thread's stack (as the system reports it; empty if unknown).
-inline std::span<const std::byte> thread_stack() noexcept {
-#ifndef TACO_HAS_PTHREAD_STACK
-    return {};
-#else
-    thread_local const std::span<const std::byte> range = [] {
-        pthread_attr_t attr;
-        if (::pthread_getattr_np(::pthread_self(), &attr) != 0) return std::span<const std::byte>{};
-        void* low = nullptr;
-        std::size_t size = 0;
-        const bool ok = ::pthread_attr_getstack(&attr, &low, &size) == 0;
-        ::pthread_attr_destroy(&attr);
-        return ok ? std::span<const std::byte>(static_cast<const std::byte*>(low), size) : std::span<const std::byte>{};
-    }();
-    return range;
-#endif
-}
 
 /// From this function's own frame to the top of the stack it runs on: every
 /// frame of its callers. Not inlined: within one frame the compiler places

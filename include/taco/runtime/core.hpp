@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -32,6 +33,7 @@
 #include <taco/stopped_error.hpp>
 #include <taco/task.hpp>
 #include <taco/detail/core_identity.hpp>
+#include <taco/detail/thread_stack.hpp>
 #include <taco/detail/timer_queue.hpp>
 
 namespace taco::detail {
@@ -114,7 +116,12 @@ public:
     virtual void signal_urgent(core_id dest) = 0;
 
     /// Make `t` ready: it runs when the scheduler picks it. Never allocates.
-    void make_ready(task& t) { ready_.push(t); }
+    /// Ready is a state, not a count: a task made ready twice before it
+    /// runs (taco::start twice, a start racing its awaited result) runs
+    /// once. Linking it again would corrupt the intrusive queue.
+    void make_ready(task& t) {
+        if (!t.queued()) ready_.push(t);
+    }
     /// The task running on this core (nullptr: main, or an invocation run
     /// straight from the channel).
     task* current_task() const noexcept { return current_; }
@@ -150,12 +157,17 @@ public:
     /// As wait_until, but returns false instead of throwing when stopped.
     template <class Pred>
     bool wait_until_or_stopped(Pred&& pred) {
+        if (!pred()) check_stack_room();
         while (!pred()) {
             if (stopped_) return false;
             if (progress() == 0 && !pred()) idle_once();
         }
         return true;
     }
+
+    /// Room left on the thread's stack, below which a wait that would serve
+    /// invocations nested on it ends the program with a report instead.
+    static constexpr std::size_t min_stack_room = 256 * 1024;
 
     /// The loop of every core but the one running main: serve until stopped.
     void run_until_stopped() {
@@ -195,6 +207,29 @@ protected:
     virtual std::size_t poll_channels_but(core_id peer) = 0;
 
 private:
+    // A wait serves the next invocation on the same stack, whose handler
+    // may wait again: a core with thousands of waiting handlers queued
+    // nests them all, and nothing bounds the depth but the stack. On a
+    // thread's stack (coroutines have stacks and a guard-page report of
+    // their own) the program ends here with a report, while a report can
+    // still be written, as after a coroutine's overflow, rather than in a
+    // bare SIGSEGV at the guard page a few frames later. Not an exception:
+    // the future's destructor waits as well, and cannot throw.
+    [[gnu::noinline]] void check_stack_room() const noexcept {
+        const std::span<const std::byte> stack = detail::thread_stack();
+        const auto* here = static_cast<const std::byte*>(__builtin_frame_address(0));
+        if (stack.empty() || here < stack.data() || here >= stack.data() + stack.size()) return; // not on it
+        const std::size_t room = std::size_t(here - stack.data());
+        if (room >= std::min(min_stack_room, stack.size() / 4)) [[likely]] return;
+        std::fprintf(stderr,
+                     "taco: core %u's thread stack is nearly used up (%zu of %zu KiB left) by nested waits: a handler "
+                     "that waits (future::get, sync, a barrier) serves the next invocation on the same stack, and "
+                     "each of those may wait in turn. Run such handlers as coroutines (taco::as_coroutine), or "
+                     "deliver their results to a continuation (taco::then) instead of waiting\n",
+                     unsigned(id_), room / 1024, stack.size() / 1024);
+        std::abort();
+    }
+
     template <pacing Pace, class Msg>
     [[gnu::noinline]] void defer(core_id dest, const Msg& msg) {
         write_message<Msg>(queued_.push(dest, message_length<Msg>), msg);
