@@ -176,8 +176,15 @@ case "$cmd" in
   consumer)
     need_packages "${base_packages[@]}"
     rm -rf build-consumer && mkdir -p build-consumer
-    configure build-consumer/tacomesh -DTACOMESH_BUILD_TESTS=OFF -DTACOMESH_BUILD_BENCH=OFF -DTACOMESH_BUILD_APPS=OFF
-    cmake --install build-consumer/tacomesh --prefix build-consumer/prefix >/dev/null
+    # A default configure, installed without building anything (as users
+    # of a header-only library do): the headers and the package go in, the
+    # programs not built are skipped, each with a message.
+    configure build-consumer/tacomesh
+    cmake --install build-consumer/tacomesh --prefix build-consumer/prefix > build-consumer/install.log
+    for program in tacomesh-cluster tacomesh-rdf; do
+      grep -q "Skipping $program: not built" build-consumer/install.log ||
+        { cat build-consumer/install.log; echo "consumer: no message for the unbuilt $program" >&2; exit 1; }
+    done
     cmake -S tests/consumer -B build-consumer/installed -G Ninja -DCMAKE_PREFIX_PATH="$root/build-consumer/prefix" >/dev/null
     ninja -C build-consumer/installed && ./build-consumer/installed/consumer
     cmake -S tests/consumer -B build-consumer/subdir -G Ninja -DTACOMESH_SOURCE_DIR="$root" >/dev/null
