@@ -339,6 +339,53 @@ TEST_CASE("new_on returns a future, when_all waits for several futures", "[api]"
     });
 }
 
+namespace {
+taco::future<long> started_add(taco::global_ptr<slow_counter> c, long v) {
+    return taco::call(c, &slow_counter::add, v); // leaves the function pending: moved out
+}
+} // namespace
+
+TEST_CASE("futures move, also while they wait: into a growing vector, out of a function, by assignment", "[api]") {
+    test::run(test::on_cores(3), [] {
+        auto c = taco::new_on<slow_counter>(1).get();
+        // push_back of a pending future, 64 times: the vector reallocates
+        // while results are in flight, and each lands in its own future.
+        std::vector<taco::future<long>> calls;
+        for (long i = 1; i <= 64; ++i) calls.push_back(taco::call(c, &slow_counter::add, i));
+        const std::vector<long> sums = taco::when_all(std::span(calls)).get();
+        REQUIRE(sums.size() == 64);
+        for (std::size_t i = 1; i < sums.size(); ++i) CHECK(sums[i] - sums[i - 1] == long(i) + 1); // in order
+
+        taco::future<long> moved = started_add(c, 0);
+        CHECK(moved.valid());
+        taco::future<long> target = std::move(moved);
+        CHECK_FALSE(moved.valid());                                        // empty, as if default-made
+        CHECK_THROWS_WITH(moved.get(), Catch::Contains("was moved from")); // not a hang
+        CHECK(target.get() == sums.back());
+        CHECK_FALSE(target.valid()); // taken
+
+        // Assigning over a pending future waits for its result first.
+        taco::future<long> first = taco::call(c, &slow_counter::add, 1L);
+        first = taco::call(c, &slow_counter::add, 1L);
+        CHECK(first.get() == sums.back() + 2);
+
+        // With a timeout, and spawned work, the results follow the move too.
+        taco::future<long> timed;
+        taco::async(c, taco::m2f(&slow_counter::add, 0L), timed, taco::timeout(std::chrono::seconds(60)));
+        taco::future<long> timed_moved = std::move(timed);
+        CHECK(timed_moved.get() == sums.back() + 2);
+        std::vector<taco::future<int>> spawned;
+        for (int i = 0; i < 16; ++i) {
+            spawned.push_back(taco::spawn_activity([i] { return i; }));
+            spawned.push_back(taco::spawn_coroutine([i] { return taco::sync(2, +[](int v) { return v; }, i); }));
+        }
+        int total = 0;
+        for (int v : taco::when_all(std::span(spawned)).get()) total += v;
+        CHECK(total == 2 * (15 * 16 / 2));
+        taco::delete_on(c);
+    });
+}
+
 TEST_CASE("when_all throws the first failure in argument order, whatever order they came in", "[api]") {
     test::run(test::on_cores(3), [] {
         const auto fail_with = [](taco::core_id where, int which, taco::future<long>& f) {

@@ -18,7 +18,7 @@ namespace detail {
 
 /// Run fn and hand its value or exception to a future on this core.
 template <class F, class R>
-void deliver_outcome(F& fn, future<R>* result) {
+void deliver_outcome(F& fn, future_state<R>* result) {
     try {
         if constexpr (std::is_void_v<R>) {
             fn();
@@ -57,8 +57,7 @@ template <class F>
 auto spawn_activity(F fn, schedule s = {}) {
     using R = std::invoke_result_t<F&>;
     return future<R>(detail::start_tag{}, [&](future<R>& f) {
-        f.arm();
-        auto* fp = &f;
+        auto* fp = f.arm(); // the state: the future may move before the activity runs
         auto body = [fn = std::move(fn), fp]() mutable { detail::deliver_outcome(fn, fp); };
         detail::runtime().make_ready(*new detail::activity_task<decltype(body)>(std::move(body), s));
     });

@@ -94,7 +94,7 @@ auto make_continuation(const option_set& o, M&&... m) {
                           "taco: the future's value type differs from the method's result type");
             if constexpr (!std::is_void_v<R>) check_invocation_result<R>();
             if constexpr (Mods::has_timeout) return arm_with_timeout(c, o.limit);
-            else return future_continuation<R>{c.arm(), &c};
+            else return future_continuation<R>{this_core(), c.arm()};
         } else {
             static_assert(!Mods::has_timeout,
                           "taco: taco::timeout needs a future to report the timeout to, not a taco::then "

@@ -173,10 +173,10 @@ void gather(group<T> g, const bound_call<F, A...>& call, std::span<R> out, futur
     if (out.size() != g.size)
         throw std::invalid_argument("taco::gather: the result array has " + std::to_string(out.size()) +
                                     " elements, the group " + std::to_string(g.size));
-    done.arm(); // first: it throws if `done` still waits, and nothing is taken yet
+    detail::future_state<void>* d = done.arm(); // first: it throws if `done` still waits, and nothing is taken yet
     using helper = detail::gather_array_helper<R>;
     helper* h = detail::helper_pool<helper>::acquire();
-    *h = helper{out.data(), g.size, &done, std::nullopt};
+    *h = helper{out.data(), g.size, d, std::nullopt};
     const detail::helper_link<std::remove_const_t<R>> link{this_core(), 0, h, image_ptr(&helper::entry)};
     detail::start_at_root(g.root, &detail::collective_ops<T>::template gather<Call, detail::helper_link<R>>, call, link);
 }

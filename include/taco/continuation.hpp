@@ -28,35 +28,36 @@ namespace detail {
 
 template <class R>
 struct future_set_message {
-    future<R>* target;
+    future_state<R>* target;
     R value;
     void operator()() { target->set_value(value); }
 };
 template <>
 struct future_set_message<void> {
-    future<void>* target;
+    future_state<void>* target;
     void operator()() { target->set_value(); }
 };
 template <class R>
 struct future_fail_message {
-    future<R>* target;
+    future_state<R>* target;
     error_info error;
     void operator()() { target->set_error(error); }
 };
 
 /// Assigns a future on its core: the invocation's result message. (The
-/// future's address travels raw: it is only ever used on its own core.)
+/// address of the future's state travels raw: it is only ever used on its
+/// own core.)
 template <class R>
 struct future_continuation {
     core_id core;
-    future<R>* target;
+    future_state<R>* target;
 
     // On the future's own core (a call on an object of this core, a
     // collective whose root is here) the future is assigned at once: a
     // message to ourselves would only wait in our own channel for the next
     // poll round. Safe: assigning is what that message would do on this
-    // core, and the future is alive (a pending future waits in its
-    // destructor).
+    // core, and the state is alive (a pending future waits in its
+    // destructor before it lets its state go).
     template <class... V>
     void deliver(V&&... v) const {
         if (core == this_core()) target->set_value(std::forward<V>(v)...);

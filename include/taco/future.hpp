@@ -1,13 +1,16 @@
 #pragma once
 // Future variables (CCI paper, section II.A and III.B): the caller passes the
-// future's global address with its invocation; the callee's continuation
-// assigns it with a message back to the caller's core. The future lives on
-// that core and is only touched there, so it needs no atomics.
+// global address of the future's state with its invocation; the callee's
+// continuation assigns it with a message back to the caller's core. The
+// state lives on that core and is only touched there, so it needs no
+// atomics.
+#include <cstddef>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <taco/core_id.hpp>
 #include <taco/remote_error.hpp>
@@ -37,11 +40,13 @@ struct future_value {
     template <class V>
     void set(V&& v) { value.emplace(std::forward<V>(v)); }
     R take() { return std::move(*value); }
+    void clear() noexcept { value.reset(); }
 };
 template <>
 struct future_value<void> {
     void set() {}
     void take() {}
+    void clear() noexcept {}
 };
 
 /// For operations that send, then wait (sync, a barrier's arrival): refuse
@@ -53,82 +58,27 @@ struct future_value<void> {
 inline void require_can_wait() {
     if (task* t = runtime().current_task(); t && t->kind() != task_kind::coroutine) t->block(); // throws
 }
-} // namespace detail
 
-/// The result of an invocation, on the caller's core. Not copyable or movable:
-/// the pending continuation holds its address. A future that still waits for
-/// its result when destroyed serves invocations until the result has come,
-/// so a late result never writes into freed memory. [[nodiscard]]: a
-/// dropped future would wait at once, in its destructor.
+/// What a future's continuation assigns: its state, apart from the future
+/// object. Results in flight address the state, which stays where it is
+/// while the future itself is moved (into a vector that grows, out of a
+/// function), so a future may move even while it waits.
 template <class R>
-class [[nodiscard]] future {
+class future_state {
 public:
-    using value_type = R;
-
-    future() = default;
-    future(const future&) = delete;
-    future& operator=(const future&) = delete;
-    ~future() {
-        // Never throws: on a stopping core the result will not come anyway.
-        if (state_ == state::pending) {
-            auto& rt = detail::runtime();
-            if (task* t = rt.current_task(); t && t->kind() == task_kind::coroutine) block_in(*t);
-            else rt.wait_until_or_stopped([this] { return ready(); });
-        }
-    }
-
-    /// Used by taco::call and the spawns: start the work on this very object (C++17
-    /// guaranteed elision keeps its address stable).
-    template <class Start>
-    future(detail::start_tag, Start&& start) {
-        std::forward<Start>(start)(*this);
-    }
+    // One field for what used to be three flags (armed, ready, timed out):
+    // arming, assigning and the tests in get() and the destructor are then
+    // one store or one compare each. Ordered: ready() is "> pending",
+    // failed() is "> value".
+    // taken: the value went to a get(); still ready, so waits return and the
+    // future can be passed again, but a second get() has nothing to give.
+    enum class state : unsigned char { unarmed, pending, taken, value, failed, timed_out };
 
     bool ready() const noexcept { return state_ > state::pending; }
-    /// True once the result has come and it is an exception.
     bool failed() const noexcept { return state_ > state::value; }
+    bool pending() const noexcept { return state_ == state::pending; }
+    state status() const noexcept { return state_; }
 
-    /// Wait until the result has come. A coroutine suspends (its core runs
-    /// other tasks and invocations meanwhile); main and invocations run
-    /// straight from the channel keep serving invocations (nested); an
-    /// activity or protothread cannot wait: taco::blocking_error.
-    void wait() {
-        if (ready()) return;
-        if (state_ == state::unarmed) [[unlikely]] throw_unarmed();
-        auto& rt = detail::runtime();
-        if (task* t = rt.current_task()) block_in(*t);
-        else rt.wait_until([this] { return ready(); });
-    }
-
-    /// Wait, then return the result or throw taco::remote_error. A value is
-    /// taken once: a second get() is a usage_error (an error rethrows).
-    R get() {
-        wait();
-        if (state_ != state::value) [[unlikely]] throw_failure();
-        state_ = state::taken;
-        return value_.take();
-    }
-
-    /// Schedule `t` on this core when the result has come (protothreads:
-    /// TACO_PT_AWAIT). One task per future.
-    void resume_when_ready(task& t) {
-        if (ready()) return detail::runtime().make_ready(t);
-        if (state_ == state::unarmed) [[unlikely]] throw_unarmed();
-        if (waiter_ && waiter_ != &t) throw blocking_error("taco: two tasks wait on one future; give each its own");
-        waiter_ = &t;
-    }
-
-    // --- used by continuations, on this future's core ---
-    core_id arm() {
-        // A result still on its way would land in the new invocation's
-        // future (or in a destroyed frame): refuse before anything is sent.
-        if (state_ == state::pending) [[unlikely]]
-            throw usage_error("taco: this future still waits for the result of an earlier invocation; wait for it "
-                              "(get/wait) before passing the future again, or use another future");
-        state_ = state::pending;
-        error_.reset();
-        return this_core();
-    }
     template <class... V>
     void set_value(V&&... v) {
         value_.set(std::forward<V>(v)...);
@@ -141,51 +91,218 @@ public:
         became_ready(state::failed);
     }
 
+    void arm() {
+        state_ = state::pending;
+        error_.reset();
+    }
+    R take() {
+        state_ = state::taken;
+        return value_.take();
+    }
+    const std::string& error() const { return *error_; }
+    core_id error_origin() const noexcept { return error_origin_; }
+
+    /// Schedule `t` when the result comes (it has not yet).
+    void wake_when_ready(task& t) {
+        if (waiter_ && waiter_ != &t) throw blocking_error("taco: two tasks wait on one future; give each its own");
+        waiter_ = &t;
+    }
+    /// Suspend the coroutine `t` until the result has come (the others
+    /// cannot block: they throw).
+    void block_in(task& t) {
+        if (t.kind() != task_kind::coroutine) t.block(); // throws: only coroutines keep a stack to block on
+        if (waiter_ && waiter_ != &t) throw blocking_error("taco: two tasks wait on one future; give each its own");
+        while (!ready()) {
+            waiter_ = &t;
+            t.block(); // resumed by became_ready()
+        }
+    }
+    /// While pending: wait until the result has come, or the core stops
+    /// (false then). Never throws.
+    [[gnu::noinline]] bool settle() noexcept {
+        auto& rt = runtime();
+        if (task* t = rt.current_task(); t && t->kind() == task_kind::coroutine) {
+            try {
+                block_in(*t);
+            } catch (...) {
+                return false; // the core stops under a suspended coroutine
+            }
+            return true;
+        }
+        return rt.wait_until_or_stopped([this] { return ready(); });
+    }
+
+    // Per-core free list (core-local state of the run): arming a future
+    // costs no malloc once warm, and no synchronisation, as the list is the
+    // core's own. Outside a run (a future destroyed after it) the state is
+    // deleted.
+    static future_state* make() {
+        if (core* rt = tls_runtime) [[likely]] {
+            if (future_state* s = rt->core_local<free_list>().pop()) return s;
+        }
+        return new future_state();
+    }
+    static void recycle(future_state* s) noexcept {
+        if (s->state_ == state::value) s->value_.clear(); // an untaken value goes now, not at reuse
+        s->error_.reset();
+        s->waiter_ = nullptr;
+        s->state_ = state::unarmed;
+        if (core* rt = tls_runtime) [[likely]] {
+            if (rt->core_local<free_list>().push(s)) return;
+        }
+        delete s;
+    }
+
 private:
-    // One field for what used to be three flags (armed, ready, timed out):
-    // arming, assigning and the tests in get() and the destructor are then
-    // one store or one compare each. Ordered: ready() is "> pending",
-    // failed() is "> value".
-    // taken: the value went to a get(); still ready, so waits return and the
-    // future can be passed again, but a second get() has nothing to give.
-    enum class state : unsigned char { unarmed, pending, taken, value, failed, timed_out };
+    // Intrusive: a free state links the next through its own field.
+    struct free_list {
+        static constexpr std::size_t max_free = 4096;
+        future_state* head = nullptr;
+        std::size_t count = 0;
+        free_list() = default;
+        free_list(const free_list&) = delete;
+        free_list& operator=(const free_list&) = delete;
+        ~free_list() {
+            while (future_state* s = pop()) delete s;
+        }
+        future_state* pop() noexcept {
+            future_state* s = head;
+            if (s) head = s->next_free_, --count;
+            return s;
+        }
+        bool push(future_state* s) noexcept {
+            if (count == max_free) return false;
+            s->next_free_ = head, head = s, ++count;
+            return true;
+        }
+    };
 
     void became_ready(state s) {
         state_ = s;
         // Tested before it is cleared: almost always no task waits.
         if (task* w = waiter_) [[unlikely]] {
             waiter_ = nullptr;
-            detail::runtime().make_ready(*w);
+            runtime().make_ready(*w);
         }
+    }
+
+    task* waiter_ = nullptr;
+    future_state* next_free_ = nullptr; // in the core's free list
+    future_value<R> value_;
+    std::optional<std::string> error_;
+    core_id error_origin_ = no_core;
+    state state_ = state::unarmed;
+};
+} // namespace detail
+
+/// The result of an invocation, on the caller's core. Move-only: the
+/// pending continuation addresses the future's state, not the future, so a
+/// future may move (into a std::vector that grows, out of a function) even
+/// while it waits; the moved-from future is empty, as if default-made. A
+/// future that still waits for its result when destroyed serves invocations
+/// until the result has come, so a late result never writes into freed
+/// memory. [[nodiscard]]: a dropped future would wait at once, in its
+/// destructor.
+template <class R>
+class [[nodiscard]] future {
+    using state = typename detail::future_state<R>::state;
+
+public:
+    using value_type = R;
+
+    future() = default;
+    future(const future&) = delete;
+    future& operator=(const future&) = delete;
+    future(future&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+    /// Waits first if this future still waits for a result (as its
+    /// destructor would).
+    future& operator=(future&& o) noexcept {
+        if (this != &o) {
+            release();
+            s_ = std::exchange(o.s_, nullptr);
+        }
+        return *this;
+    }
+    ~future() { release(); }
+
+    /// Used by taco::call and the spawns: start the work on this very object.
+    template <class Start>
+    future(detail::start_tag, Start&& start) {
+        std::forward<Start>(start)(*this);
+    }
+
+    /// True if a result is on its way or here and not taken yet (as
+    /// std::future::valid: false once get() took the value, or when empty).
+    bool valid() const noexcept { return s_ && s_->status() != state::unarmed && s_->status() != state::taken; }
+    bool ready() const noexcept { return s_ && s_->ready(); }
+    /// True once the result has come and it is an exception.
+    bool failed() const noexcept { return s_ && s_->failed(); }
+
+    /// Wait until the result has come. A coroutine suspends (its core runs
+    /// other tasks and invocations meanwhile); main and invocations run
+    /// straight from the channel keep serving invocations (nested); an
+    /// activity or protothread cannot wait: taco::blocking_error.
+    void wait() {
+        if (ready()) return;
+        if (!s_ || s_->status() == state::unarmed) [[unlikely]] throw_unarmed();
+        auto& rt = detail::runtime();
+        detail::future_state<R>* s = s_; // a coroutine may move the future while another waits: keep the state
+        if (task* t = rt.current_task()) s->block_in(*t);
+        else rt.wait_until([s] { return s->ready(); });
+    }
+
+    /// Wait, then return the result or throw taco::remote_error. A value is
+    /// taken once: a second get() is a usage_error (an error rethrows).
+    R get() {
+        wait();
+        if (s_->status() != state::value) [[unlikely]] throw_failure();
+        return s_->take();
+    }
+
+    /// Schedule `t` on this core when the result has come (protothreads:
+    /// TACO_PT_AWAIT). One task per future.
+    void resume_when_ready(task& t) {
+        if (ready()) return detail::runtime().make_ready(t);
+        if (!s_ || s_->status() == state::unarmed) [[unlikely]] throw_unarmed();
+        s_->wake_when_ready(t);
+    }
+
+    // --- used by continuations, on this future's core ---
+    /// Arm for a new result and return the state its continuation assigns.
+    detail::future_state<R>* arm() {
+        // A result still on its way would land in the new invocation's
+        // future: refuse before anything is sent.
+        if (s_ && s_->pending()) [[unlikely]]
+            throw usage_error("taco: this future still waits for the result of an earlier invocation; wait for it "
+                              "(get/wait) before passing the future again, or use another future");
+        if (!s_) s_ = detail::future_state<R>::make();
+        s_->arm();
+        return s_;
+    }
+
+private:
+    void release() noexcept {
+        if (!s_) return;
+        // Never throws: on a stopping core the result will not come anyway,
+        // and then no message will run to assign the state either.
+        if (s_->pending()) [[unlikely]] s_->settle();
+        detail::future_state<R>::recycle(std::exchange(s_, nullptr));
     }
     // Nothing will ever assign a future no invocation was given: waiting
     // for it would hang for ever, so it is a usage error, raised at once.
     [[noreturn]] static void throw_unarmed() {
         throw usage_error("taco: waiting on a future that no invocation was given; pass it to taco::async, "
-                          "taco::call, a spawn or a collective first");
+                          "taco::call, a spawn or a collective first (or it was moved from)");
     }
     [[noreturn]] void throw_failure() {
-        if (state_ == state::taken)
+        if (s_->status() == state::taken)
             throw usage_error("taco: get() on a future whose value was taken by an earlier get(); keep the value, "
                               "or pass the future to another invocation first");
-        if (state_ == state::timed_out) throw timeout_error();
-        throw remote_error(error_origin_, *error_);
-    }
-    void block_in(task& t) {
-        if (t.kind() != task_kind::coroutine) t.block(); // throws: only coroutines keep a stack to block on
-        if (waiter_ && waiter_ != &t)
-            throw blocking_error("taco: two tasks wait on one future; give each its own");
-        while (!ready()) {
-            waiter_ = &t;
-            t.block(); // resumed by became_ready() (or throws for tasks that cannot block)
-        }
+        if (s_->status() == state::timed_out) throw timeout_error();
+        throw remote_error(s_->error_origin(), s_->error());
     }
 
-    task* waiter_ = nullptr;
-    detail::future_value<R> value_;
-    std::optional<std::string> error_;
-    core_id error_origin_ = no_core;
-    state state_ = state::unarmed;
+    detail::future_state<R>* s_ = nullptr;
 };
 
 } // namespace taco

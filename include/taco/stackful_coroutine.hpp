@@ -116,8 +116,7 @@ template <class F>
 auto spawn_coroutine(F fn, schedule s = {}) {
     using R = std::invoke_result_t<F&>;
     return future<R>(detail::start_tag{}, [&](future<R>& f) {
-        f.arm();
-        auto* fp = &f;
+        auto* fp = f.arm(); // the state: the future may move before the coroutine ends
         auto body = [fn = std::move(fn), fp]() mutable { detail::deliver_outcome(fn, fp); };
         detail::runtime().make_ready(
             *new detail::coroutine_task<decltype(body)>(std::move(body), s, coroutine_stack_size));

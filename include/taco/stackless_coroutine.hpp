@@ -33,7 +33,7 @@ namespace detail {
 
 template <class R>
 struct co_promise_base : task {
-    future<R>* result = nullptr;
+    future_state<R>* result = nullptr;
 
     co_promise_base() : task(task_kind::co_task) {}
 
@@ -110,9 +110,9 @@ inline co_task<void> detail::co_promise<void>::get_return_object() {
 template <class R>
 future<R> spawn(co_task<R>&& t, schedule s = {}) {
     return future<R>(detail::start_tag{}, [&](future<R>& f) {
-        f.arm();
+        auto* state = f.arm(); // the future may move before the task ends: it assigns the state
         auto h = std::move(t).release();
-        h.promise().result = &f;
+        h.promise().result = state;
         h.promise().sched = s;
         detail::runtime().make_ready(h.promise());
     });

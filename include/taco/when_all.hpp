@@ -7,11 +7,12 @@
 //   taco::future<long> a, b; taco::future<void> c;
 //   ...
 //   auto [x, y] = taco::when_all(a, b, c).get();   // values of the non-void futures
-//   taco::when_all(std::span(futures)).wait();      // a range of futures
+//   std::vector<long> v = taco::when_all(std::span(futures)).get(); // a range of futures
 #include <exception>
 #include <span>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 #include <taco/future.hpp>
 
@@ -73,6 +74,21 @@ public:
     }
     void wait() {
         for (auto& f : futures_) f.wait();
+    }
+    /// Wait, then the values in the range's order (R = void: nothing); the
+    /// first failed future's error is thrown (after all have come).
+    auto get() {
+        wait();
+        for (auto& f : futures_)
+            if (f.failed()) (void)f.get(); // throws
+        if constexpr (std::is_void_v<R>) {
+            for (auto& f : futures_) f.get();
+        } else {
+            std::vector<R> values;
+            values.reserve(futures_.size());
+            for (auto& f : futures_) values.push_back(f.get());
+            return values;
+        }
     }
 
 private:

@@ -144,7 +144,7 @@ template <class R>
 struct gather_array_helper {
     R* out;
     std::uint32_t remaining;
-    future<void>* done;
+    future_state<void>* done;
     std::optional<error_info> error;
 
     static void entry(void* self, std::uint32_t rank, const R* v, const error_info* e) {
@@ -157,7 +157,7 @@ struct gather_array_helper {
     }
     void arrived() {
         if (--remaining != 0) return;
-        future<void>* d = done;
+        future_state<void>* d = done;
         std::optional<error_info> err = error;
         helper_pool<gather_array_helper>::release(this);
         if (err) d->set_error(*err); else d->set_value();

@@ -23,7 +23,7 @@ namespace taco::detail {
 /// The future of slot {slot, generation} if the result is in time (and
 /// cancel its timeout timer), else nullptr: the result is late.
 template <class R>
-future<R>* claim_future(std::uint32_t slot, std::uint32_t generation) {
+future_state<R>* claim_future(std::uint32_t slot, std::uint32_t generation) {
     auto& rt = runtime();
     auto* s = rt.slots().claim(slot, generation);
     if (!s) {
@@ -34,7 +34,7 @@ future<R>* claim_future(std::uint32_t slot, std::uint32_t generation) {
         rt.cancel_timer(*s->timer);
         s->timer->discard();
     } // else it is due and queued: it will find the slot closed and do nothing
-    return static_cast<future<R>*>(s->future);
+    return static_cast<future_state<R>*>(s->future);
 }
 
 template <class R>
@@ -75,7 +75,7 @@ public:
     void discard() override { delete this; }
     void run() override {
         std::unique_ptr<timeout_timer> self(this);
-        if (auto* s = runtime().slots().claim(slot, generation)) static_cast<future<R>*>(s->future)->set_timeout();
+        if (auto* s = runtime().slots().claim(slot, generation)) static_cast<future_state<R>*>(s->future)->set_timeout();
     }
 };
 
@@ -83,13 +83,13 @@ public:
 template <class R>
 timed_future_continuation<R> arm_with_timeout(future<R>& f, task_clock::duration limit) {
     auto& rt = runtime();
-    const core_id here = f.arm();
+    future_state<R>* state = f.arm();
     auto* timer = new timeout_timer<R>(saturating_add(task_clock::now(), limit));
-    const auto [slot, generation] = rt.slots().open(&f, timer);
+    const auto [slot, generation] = rt.slots().open(state, timer);
     timer->slot = slot;
     timer->generation = generation;
     rt.add_timer(*timer);
-    return {here, slot, generation};
+    return {this_core(), slot, generation};
 }
 
 } // namespace taco::detail

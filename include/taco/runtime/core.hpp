@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -215,12 +216,22 @@ private:
     // still be written, as after a coroutine's overflow, rather than in a
     // bare SIGSEGV at the guard page a few frames later. Not an exception:
     // the future's destructor waits as well, and cannot throw.
-    [[gnu::noinline]] void check_stack_room() const noexcept {
+    // Two compares per wait: the bounds are read once, on the core's
+    // thread (the only one that drives it).
+    void check_stack_room() noexcept {
+        const auto here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+        if (!stack_known_) [[unlikely]] {
+            const std::span<const std::byte> stack = detail::thread_stack(); // empty: unknown, never checked
+            stack_low_ = reinterpret_cast<std::uintptr_t>(stack.data());
+            stack_floor_ = stack_low_ + std::min(min_stack_room, stack.size() / 4);
+            stack_known_ = true;
+        }
+        if (here >= stack_floor_ || here < stack_low_) [[likely]] return; // room left, or not on the thread's stack
+        report_stack_room(here);
+    }
+    [[noreturn, gnu::noinline, gnu::cold]] void report_stack_room(std::uintptr_t here) const noexcept {
         const std::span<const std::byte> stack = detail::thread_stack();
-        const auto* here = static_cast<const std::byte*>(__builtin_frame_address(0));
-        if (stack.empty() || here < stack.data() || here >= stack.data() + stack.size()) return; // not on it
-        const std::size_t room = std::size_t(here - stack.data());
-        if (room >= std::min(min_stack_room, stack.size() / 4)) [[likely]] return;
+        const std::size_t room = std::size_t(here - stack_low_);
         std::fprintf(stderr,
                      "taco: core %u's thread stack is nearly used up (%zu of %zu KiB left) by nested waits: a handler "
                      "that waits (future::get, sync, a barrier) serves the next invocation on the same stack, and "
@@ -339,6 +350,10 @@ private:
     bool stopped_ = false;
     std::exception_ptr platform_failure_;
     core_locals locals_;
+    // The thread's stack: its start, and where waits stop nesting (see
+    // check_stack_room); read at the first wait.
+    std::uintptr_t stack_low_ = 0, stack_floor_ = 0;
+    bool stack_known_ = false;
     // Sparse: only sources with a carried invocation half received.
     std::unordered_map<core_id, std::vector<std::byte>> bulk_in_;
 };
