@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tacomesh-cluster as a user runs it: the JSON fields, --output, --members,
-# and the exit status and message of each kind of mistake.
+# extreme weights, and the exit status and message of each kind of mistake.
 #   cli_test.sh TACOMESH_CLUSTER DATA_DIR
 set -uo pipefail
 bin=${1:?usage: cli_test.sh TACOMESH_CLUSTER DATA_DIR}
@@ -41,6 +41,20 @@ expect 0 '"steps": 3,' -- "$bin" --json --quiet --algorithm greedy --max-steps 3
 # multilevel (default) and --members with the file's names
 expect 0 '^modularity Q = 0\.2750 with 3 clusters' -- "$bin" --quiet --members "$data/WorldImport1999.el"
 grep -Eq '^  cluster 1 \([0-9]+\): [A-Z]{3} ' "$tmp/out" || fail "--members lists no named vertices"
+
+# Extreme weights: Q does not depend on the weights' scale (1e160 once gave
+# Q = -0.25 with 4 clusters, 1e-160 a failed internal check with greedy,
+# 1e-310 a wrong answer); a spread no scaling can hold is refused.
+for w in 1e160 1e-160 1e-310; do
+    printf 'a b %s\nc d %s\n' $w $w >"$tmp/w$w.el"
+    for algorithm in multilevel greedy; do
+        expect 0 '^modularity Q = 0\.5000 with 2 clusters' -- "$bin" --quiet --algorithm $algorithm "$tmp/w$w.el"
+    done
+done
+expect 0 '^modularity Q = 0\.5000 with 2 clusters' -- "$bin" --quiet --platform processes --algorithm greedy "$tmp/w1e-310.el"
+printf '4 2 001\n2 1e300\n1 1e300\n4 1e-300\n3 1e-300\n' | gzip >"$tmp/spread.graph.gz"
+expect 1 'spread\.graph\.gz: the edge weights span too wide a range: the smallest nonzero weight is 1e-300 and the largest 1e\+300, .*set the negligible weights to 0' \
+    -- "$bin" --quiet "$tmp/spread.graph.gz"
 
 # mistakes: usage errors exit 2, bad input exits 1, each with a message
 expect 2 'unknown option .--bogus.' -- "$bin" --bogus "$data/karate.graph.gz"
