@@ -505,6 +505,8 @@ graph_data parse(Lines& in, graph_format format) {
         in.fail_file(e.what());
     } catch (const std::overflow_error& e) {
         in.fail_file(e.what());
+    } catch (const std::range_error& e) { // check_weight_spread
+        in.fail_file(e.what());
     }
     in.fail_file("unknown format");
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# tacomesh-cluster as a user runs it: the JSON fields, --output, --members,
-# and the exit status and message of each kind of mistake.
+# tacomesh-cluster as a user runs it: the JSON fields, --output, --members
+# (text and JSON), extreme weights, and the exit status and message of each
+# kind of mistake.
 #   cli_test.sh TACOMESH_CLUSTER DATA_DIR
 set -uo pipefail
 bin=${1:?usage: cli_test.sh TACOMESH_CLUSTER DATA_DIR}
@@ -41,6 +42,45 @@ expect 0 '"steps": 3,' -- "$bin" --json --quiet --algorithm greedy --max-steps 3
 # multilevel (default) and --members with the file's names
 expect 0 '^modularity Q = 0\.2750 with 3 clusters' -- "$bin" --quiet --members "$data/WorldImport1999.el"
 grep -Eq '^  cluster 1 \([0-9]+\): [A-Z]{3} ' "$tmp/out" || fail "--members lists no named vertices"
+
+# --members with --json: a "members" array in the JSON (it once printed the
+# JSON without them, and without a word): valid JSON, every vertex once, one
+# array per cluster, element i the vertices --output numbers i.
+expect 0 '"members": \[\[' -- "$bin" --json --quiet --members --algorithm greedy --output "$tmp/ids" "$data/karate.graph.gz"
+if command -v python3 >/dev/null; then
+    python3 -m json.tool "$tmp/out" >/dev/null || fail "--members --json is not valid JSON: $(head -c 300 "$tmp/out")"
+    python3 - "$tmp/out" "$tmp/ids" <<'PY' || fail "--members --json: wrong members in $(head -c 300 "$tmp/out")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+ids = [int(x) for x in open(sys.argv[2])]
+members = r["members"]
+assert len(members) == r["clusters"], (len(members), r["clusters"])
+assert sorted(int(v) for c in members for v in c) == list(range(1, r["vertices"] + 1))
+for i, c in enumerate(members):
+    assert all(ids[int(v) - 1] == i for v in c), (i, c)
+PY
+    expect 0 '"members": \[\["' -- "$bin" --json --quiet --members "$data/WorldImport1999.el"
+    python3 -c 'import json, sys; m = json.load(open(sys.argv[1]))["members"]; assert "USA" in sum(m, [])' "$tmp/out" ||
+        fail "--members --json on world trade: no vertex named USA in $(head -c 300 "$tmp/out")"
+else
+    echo "cli_test: no python3, --members --json checked only for its start"
+fi
+expect 0 '"clusters": [0-9]+, ' -- "$bin" --json --quiet "$data/karate.graph.gz"
+grep -q '"members"' "$tmp/out" && fail "--json without --members lists the members"
+
+# Extreme weights: Q does not depend on the weights' scale (1e160 once gave
+# Q = -0.25 with 4 clusters, 1e-160 a failed internal check with greedy,
+# 1e-310 a wrong answer); a spread no scaling can hold is refused.
+for w in 1e160 1e-160 1e-310; do
+    printf 'a b %s\nc d %s\n' $w $w >"$tmp/w$w.el"
+    for algorithm in multilevel greedy; do
+        expect 0 '^modularity Q = 0\.5000 with 2 clusters' -- "$bin" --quiet --algorithm $algorithm "$tmp/w$w.el"
+    done
+done
+expect 0 '^modularity Q = 0\.5000 with 2 clusters' -- "$bin" --quiet --platform processes --algorithm greedy "$tmp/w1e-310.el"
+printf '4 2 001\n2 1e300\n1 1e300\n4 1e-300\n3 1e-300\n' | gzip >"$tmp/spread.graph.gz"
+expect 1 'spread\.graph\.gz: the edge weights span too wide a range: the smallest nonzero weight is 1e-300 and the largest 1e\+300, .*set the negligible weights to 0' \
+    -- "$bin" --quiet "$tmp/spread.graph.gz"
 
 # mistakes: usage errors exit 2, bad input exits 1, each with a message
 expect 2 'unknown option .--bogus.' -- "$bin" --bogus "$data/karate.graph.gz"

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <modularity/cluster.hpp>
 #include <modularity/graph_reader.hpp>
@@ -62,7 +63,10 @@ options:
   --output FILE                  write one cluster id per line, in vertex order
   --json                         print a JSON object on stdout instead of text
   --members                      also list each cluster's vertices (names from the file, else
-                                 1-based numbers), largest clusters first
+                                 1-based numbers): the text lists the 20 largest clusters,
+                                 up to 24 names each; with --json, "members" is an array
+                                 of every cluster's names, element i the cluster that
+                                 --output numbers i
   --quiet                        no progress line (it is shown only on a terminal anyway)
   --help                         this text
 )";
@@ -180,14 +184,20 @@ std::string json_string(const std::string& s) {
     return out + "\"";
 }
 
-/// The clusters, largest first, with their vertices' names (capped, so a
-/// big graph prints a readable summary).
-void print_members(const modularity::graph_data& g, const std::vector<modularity::cluster>& of) {
+/// The vertices of each cluster, by cluster id, each in vertex order.
+std::vector<std::vector<modularity::vertex>> members_of(const std::vector<modularity::cluster>& of) {
     std::vector<std::vector<modularity::vertex>> members;
     for (modularity::vertex v = 0; v < of.size(); ++v) {
         if (of[v] >= members.size()) members.resize(of[v] + 1);
         members[of[v]].push_back(v);
     }
+    return members;
+}
+
+/// The clusters, largest first, with their vertices' names, capped so that
+/// a big graph prints a readable summary (--json lists them all).
+void print_members(const modularity::graph_data& g, const std::vector<modularity::cluster>& of) {
+    auto members = members_of(of);
     std::stable_sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
     constexpr std::size_t max_clusters = 20, max_names = 24;
     for (std::size_t c = 0; c < members.size() && c < max_clusters; ++c) {
@@ -196,6 +206,23 @@ void print_members(const modularity::graph_data& g, const std::vector<modularity
         std::printf("%s\n", members[c].size() > max_names ? " ..." : "");
     }
     if (members.size() > max_clusters) std::printf("  ... and %zu smaller clusters\n", members.size() - max_clusters);
+}
+
+/// ", \"members\": [[names of cluster 0], ...]": every cluster and every
+/// vertex, uncapped (a program reads it), by cluster id: members[i] are the
+/// vertices --output gives id i, so the two agree.
+void print_json_members(const modularity::graph_data& g, const std::vector<modularity::cluster>& of) {
+    std::fputs(", \"members\": [", stdout);
+    const auto members = members_of(of);
+    for (std::size_t c = 0; c < members.size(); ++c) {
+        std::fputs(c ? ", [" : "[", stdout);
+        for (std::size_t i = 0; i < members[c].size(); ++i) {
+            if (i) std::fputs(", ", stdout);
+            std::fputs(json_string(g.name(members[c][i])).c_str(), stdout);
+        }
+        std::fputc(']', stdout);
+    }
+    std::fputc(']', stdout);
 }
 
 /// A progress line on stderr, at most every 100 ms, when it is a terminal.
@@ -299,13 +326,15 @@ int main(int argc, char** argv) {
             std::printf("{\"graph\": %s, \"vertices\": %u, \"edges\": %zu, \"weighted\": %s, \"algorithm\": \"%s\", "
                         "\"cores\": %u, \"platform\": \"%s\", \"controller\": \"%s\", \"maps\": \"%s\", "
                         "\"seed\": %llu, \"modularity\": %.10f, \"clusters\": %u, \"steps\": %llu, "
-                        "\"converged\": %s, \"seconds\": %.6f, \"load_seconds\": %.6f, \"oversubscribed\": %s}\n",
+                        "\"converged\": %s, \"seconds\": %.6f, \"load_seconds\": %.6f, \"oversubscribed\": %s",
                         json_string(c.graph).c_str(), g.vertex_count(), g.undirected_edge_count(),
                         g.weighted ? "true" : "false", modularity::name(o.algo), o.cores, platform_name(c),
                         modularity::name(o.controller), modularity::name(o.maps),
                         static_cast<unsigned long long>(o.seed), r.modularity, r.clusters,
                         static_cast<unsigned long long>(r.steps), r.converged ? "true" : "false", r.seconds,
                         load_seconds, r.oversubscribed ? "true" : "false");
+            if (c.members) print_json_members(g, r.assignment);
+            std::fputs("}\n", stdout);
         } else {
             std::printf("graph: %s: %u vertices, %zu edges%s (read in %.3f s)\n", c.graph.c_str(), g.vertex_count(),
                         g.undirected_edge_count(), g.weighted ? ", weighted" : "", load_seconds);

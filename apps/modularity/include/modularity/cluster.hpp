@@ -144,6 +144,9 @@ cluster_result cluster_on_cores(const graph_data& g, const cluster_options& o);
 /// on any platform, e.g. the emulated SCC (apps/bench/bench_scc_apps.cpp).
 template <class Config>
 cluster_result cluster_graph_on(const Config& cfg, const graph_data& g, const cluster_options& o) {
+    // The readers refuse such graphs naming the file; a graph_data built by
+    // hand is refused here, before any core starts.
+    check_weight_spread(g.weight);
     cluster_result out;
     taco::run(cfg, [&] { out = detail::cluster_on_cores(g, o); });
     compact(out.assignment); // ids 0..k-1 in the order of each cluster's first vertex

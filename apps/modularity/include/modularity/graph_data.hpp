@@ -6,12 +6,15 @@
 // weighted degree, and the sum over all edges is 2m (m the total edge
 // weight): the
 // convention of Newman's modularity, igraph and networkx, which makes our Q
-// comparable with theirs.
+// comparable with theirs. The weights are the file's, in its units; the
+// searches scale them (see the range of the weights, below).
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -57,6 +60,58 @@ struct graph_data {
     std::string name(vertex v) const { return v < names.size() ? names[v] : std::to_string(v + 1); }
 };
 
+// ---- the range of the weights ----------------------------------------------
+//
+// The searches multiply two weights and divide by the total weight twice
+// (w(v) w(D) / W^2): with weights of 1e160 that overflows to inf, with
+// 1e-160 it underflows to 0, and the search went wrong without a word.
+// Modularity does not change when every weight is scaled alike, so the
+// searches work on the weights times the power of two that brings the
+// largest into [1, 2) (make_shared_graph): exact in binary floating point,
+// and none at all for weights already there (unweighted graphs), whose
+// results stay bit-identical. What scaling cannot fix is a spread: with the
+// largest weight in [1, 2) the smallest nonzero one must stay above
+// 2^-max_weight_spread_log2, so that a product of two of them over W^2
+// (W < 2^35: at most 2^32 directed edges of weight < 4) is still a normal
+// double, above 2^-1022.
+
+/// The widest ratio, as a power of two, of the largest to the smallest
+/// nonzero weight of a graph the searches accept.
+inline constexpr int max_weight_spread_log2 = 450;
+
+/// The exponent k such that the largest of `weights` times 2^k lies in
+/// [1, 2); 0 when they are all 0 (or there are none).
+inline int weight_shift(std::span<const double> weights) noexcept {
+    double largest = 0;
+    for (double w : weights) largest = std::max(largest, w);
+    return largest > 0 ? -std::ilogb(largest) : 0;
+}
+
+/// Throws std::range_error, saying what to do, when the smallest nonzero
+/// weight is below the largest times 2^-max_weight_spread_log2 (see above);
+/// the readers name the file in front of the message.
+inline void check_weight_spread(double smallest_nonzero, double largest) {
+    if (!(largest > 0) || std::ilogb(largest) - std::ilogb(smallest_nonzero) <= max_weight_spread_log2) return;
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "the edge weights span too wide a range: the smallest nonzero weight is %.6g and the largest "
+                  "%.6g, a ratio beyond 2^%d (about %.3g), so products of two weights leave the range of a double "
+                  "however the weights are scaled; set the negligible weights to 0 or drop their edges, or "
+                  "compress the range (e.g. use log(1 + w) as the weight)",
+                  smallest_nonzero, largest, max_weight_spread_log2, std::ldexp(1.0, max_weight_spread_log2));
+    throw std::range_error(buf);
+}
+
+inline void check_weight_spread(std::span<const double> weights) {
+    double smallest = std::numeric_limits<double>::infinity(), largest = 0;
+    for (double w : weights)
+        if (w > 0) {
+            smallest = std::min(smallest, w);
+            largest = std::max(largest, w);
+        }
+    check_weight_spread(smallest, largest);
+}
+
 /// Collects undirected edges in any order, with repeats, and builds the
 /// adjacency array: repeated pairs (u, v) and (v, u) add their weights,
 /// which is how a directed edge list is symmetrised (w(u,v) = a(u,v) + a(v,u)).
@@ -86,6 +141,15 @@ public:
         for (const item& e : edges_) sum += 2 * e.w; // each pair both ways, a loop once at twice its weight
         if (!std::isfinite(sum))
             throw std::overflow_error("the edge weights add up to more than a double holds (scale them down)");
+        {
+            double smallest = std::numeric_limits<double>::infinity(), largest = 0;
+            for (const item& e : edges_)
+                if (e.w > 0) {
+                    smallest = std::min(smallest, e.w);
+                    largest = std::max(largest, e.w);
+                }
+            check_weight_spread(smallest, largest);
+        }
         graph_data g;
         g.weighted = weighted;
         std::vector<std::uint64_t> degree(std::size_t(n_) + 1, 0);

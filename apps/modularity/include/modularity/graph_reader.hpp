@@ -4,7 +4,8 @@
 // each plain or gzip-compressed (zlib reads both). A malformed file is a
 // graph_error naming the file and line, never a crash or a graph that is
 // silently different from the file: METIS adjacency must be symmetric and
-// match its header, ids must be in range, weights finite and >= 0.
+// match its header, ids must be in range, weights finite and >= 0 and
+// within 2^450 of each other (graph_data.hpp: the range of the weights).
 //
 //   modularity::graph_data g = modularity::read_graph("karate.graph.gz");
 //   auto h = modularity::parse_graph(text, modularity::graph_format::pajek, "in-memory.net");

@@ -14,7 +14,9 @@
 //   auto g = modularity::make_shared_graph<mesh::map_memory::dcm, mesh::controllers::broadcast>(data);
 //   { auto r = mesh::read(g); for (auto e : r.out_edges(v)) sum += r.weight(e); }
 //   modularity::destroy_shared_graph(g);
+#include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include <mesh/mesh.hpp>
 #include <modularity/graph_data.hpp>
@@ -56,8 +58,11 @@ public:
     mesh::sharing_ptr<map<vertex>> edge_source; ///< edge -> the vertex it starts at
     mesh::sharing_ptr<map<vertex>> edge_target; ///< edge -> the vertex it ends at
     mesh::sharing_ptr<map<double>> vertex_weight, edge_weight;
-    double total_weight = 0; ///< 2m
+    double total_weight = 0; ///< 2m, in the scaled units
     bool weighted = false;
+    /// The weights here are the data's times 2^weight_shift, the largest in
+    /// [1, 2) (graph_data.hpp: the range of the weights); Q is the same.
+    int weight_shift = 0;
 
     /// The whole graph for reading, acquired once.
     class reader_proxy {
@@ -90,12 +95,26 @@ public:
     };
 };
 
-/// Put `data` into MESH: every part under controller C, maps in memory M.
+/// Put `data` into MESH: every part under controller C, maps in memory M,
+/// the weights scaled by a power of two so that the largest lies in [1, 2)
+/// (the searches' products of two weights neither overflow nor underflow;
+/// graph_data.hpp). Weights already there, as in unweighted graphs, stay
+/// as they are, bit for bit.
 template <map_memory M, class C>
 mesh::sharing_ptr<shared_graph<M>> make_shared_graph(const graph_data& data) {
     using G = shared_graph<M>;
     const vertex n = data.vertex_count();
     const edge m = data.edge_count();
+    const int shift = weight_shift(data.weight);
+    // ldexp, not a multiplication: 2^shift itself may not be a double (a
+    // largest weight of 1e-310 needs 2^1030).
+    auto weight = [&](edge e) { return std::ldexp(data.weight[e], shift); };
+    // Summed in graph_data's order, so that unscaled graphs keep its sums exactly.
+    std::vector<double> vweight(n, 0.0);
+    double total = 0;
+    for (vertex v = 0; v < n; ++v)
+        for (edge e = data.first[v]; e < data.first[v + 1]; ++e) vweight[v] += weight(e);
+    for (edge e = 0; e < m; ++e) total += weight(e);
     G parts;
     parts.vertices = mesh::make_shared_object<mesh::range_space, C>(n);
     parts.edges = mesh::make_shared_object<mesh::range_space, C>(m);
@@ -105,15 +124,16 @@ mesh::sharing_ptr<shared_graph<M>> make_shared_graph(const graph_data& data) {
     parts.edge_target = mesh::make_mapping<typename G::template map<vertex>, C>(parts.edges);
     parts.edge_weight = mesh::make_mapping<typename G::template map<double>, C>(parts.edges);
     detail::fill(parts.first_edge, n, [&](std::size_t v) { return data.first[v]; });
-    detail::fill(parts.vertex_weight, n, [&](std::size_t v) { return data.vertex_weight(vertex(v)); });
+    detail::fill(parts.vertex_weight, n, [&](std::size_t v) { return vweight[v]; });
     std::vector<vertex> source(m);
     for (vertex v = 0; v < n; ++v)
         for (edge e = data.first[v]; e < data.first[v + 1]; ++e) source[e] = v;
     detail::fill(parts.edge_source, m, [&](std::size_t e) { return source[e]; });
     detail::fill(parts.edge_target, m, [&](std::size_t e) { return data.target[e]; });
-    detail::fill(parts.edge_weight, m, [&](std::size_t e) { return data.weight[e]; });
-    parts.total_weight = data.total_weight();
+    detail::fill(parts.edge_weight, m, [&](std::size_t e) { return weight(edge(e)); });
+    parts.total_weight = total;
     parts.weighted = data.weighted;
+    parts.weight_shift = shift;
     return mesh::make_shared_object<G, C>(parts);
 }
 
