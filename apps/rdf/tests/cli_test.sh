@@ -173,6 +173,13 @@ refused "3-pattern product past --memory-limit, 2 cores" 1 "their product has 49
   query --data "$tmp/seven.nt" "$tmp/product3.rq" --memory-limit 4096 --cores 2 --quiet
 refused "--memory-limit not a size" 2 "--memory-limit wants a size in bytes, e.g. 4096, 512M or 8G, not '12X'" \
   query --data "$tmp/seven.nt" "$tmp/product3.rq" --memory-limit 12X
+# A store whose dictionary was damaged (the closing quote of "hello"@en, XOR 0x80) is refused
+# on open, naming the term and the byte, not printed as an unclosed literal.
+"$cli" load --quiet --data "$tmp/seven.nt" --output "$tmp/seven.store" || fail "load seven.nt"
+python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); i=b.index(b'\"hello\"@en')+6; b[i]^=0x80; open(sys.argv[2],'wb').write(b)" \
+  "$tmp/seven.store" "$tmp/flipped.store"
+refused "a flipped byte in a literal" 1 "flipped.store: corrupt store file: dictionary key [0-9]* is not an N-Triples term: not valid UTF-8 at byte" \
+  query --data "$tmp/flipped.store" "$tmp/product3.rq" --format json
 
 # bench --json with a query file whose name JSON must escape.
 cp "$q01" "$tmp/a\"b.rq"
