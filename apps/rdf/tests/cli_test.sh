@@ -150,6 +150,37 @@ refused "surrogate escape in Turtle" 1 "surrogate.ttl:2:8: escape '.uDFFF'" quer
 printf '@prefix : <http://e/> .\n:a :p :b .\n# undefined:d\n:a :p "undefined:d" .\n:a :p undefined:d .\n' > "$tmp/prefix.ttl"
 refused "undeclared Turtle prefix" 1 'prefix.ttl:5:7: The namespace prefix in "undefined:d" was not declared' \
   query --data "$tmp/prefix.ttl" "$tmp/bn_join.rq"
+# Patterns that share no variable multiply out (7^12 rows of 7 triples: 21 GB and the OOM
+# killer, once). With LIMIT the rows stop at the limit, on one core and split; without, the
+# query is refused, naming the patterns and the option that raises the budget.
+printf '<http://e/a> <http://e/p> <http://e/b> .\n<http://e/b> <http://e/p> <http://e/c> .\n<http://e/a> <http://e/q> "hello"@en .\n<http://e/a> <http://e/q> "hello" .\n<http://e/a> <http://e/q> "5"^^<http://www.w3.org/2001/XMLSchema#integer> .\n<http://e/c> <http://e/p> <http://e/a> .\n_:x <http://e/p> <http://e/a> .\n' > "$tmp/seven.nt"
+product() { # patterns
+  local q="SELECT * WHERE {" i
+  for i in $(seq 0 $(($1 - 1))); do q="$q ?s$i ?p$i ?o$i ."; done
+  echo "$q }"
+}
+echo "$(product 12) LIMIT 2" > "$tmp/product12_limit2.rq"
+expect "12-pattern product, LIMIT 2" "$("$cli" query --quiet --data "$tmp/seven.nt" "$tmp/product12_limit2.rq" | wc -l)" "3"
+expect "12-pattern product, LIMIT 2, split on processes" \
+  "$("$cli" query --quiet --count --cores 2 --platform processes --data "$tmp/seven.nt" "$tmp/product12_limit2.rq")" "2"
+product 3 > "$tmp/product3.rq"
+expect "3-pattern product within the budget" \
+  "$("$cli" query --quiet --count --max-intermediate-rows 343 --data "$tmp/seven.nt" "$tmp/product3.rq")" "343"
+refused "3-pattern product past --max-intermediate-rows" 1 \
+  "query refused: pattern 3 { ?s2 ?p2 ?o2 } shares no variable with patterns 1-2 before it: their product has 49 x 7 = 343 rows, past the budget for one table of 100 rows (--max-intermediate-rows 100)" \
+  query --data "$tmp/seven.nt" "$tmp/product3.rq" --max-intermediate-rows 100 --quiet
+refused "3-pattern product past --memory-limit, 2 cores" 1 "their product has 49 x 7 = 343 rows, past the budget for one table of 113 rows of 9 ids (--memory-limit 4096)" \
+  query --data "$tmp/seven.nt" "$tmp/product3.rq" --memory-limit 4096 --cores 2 --quiet
+refused "--memory-limit not a size" 2 "--memory-limit wants a size in bytes, e.g. 4096, 512M or 8G, not '12X'" \
+  query --data "$tmp/seven.nt" "$tmp/product3.rq" --memory-limit 12X
+# A store whose dictionary was damaged (the closing quote of "hello"@en, XOR 0x80) is refused
+# on open, naming the term and the byte, not printed as an unclosed literal.
+"$cli" load --quiet --data "$tmp/seven.nt" --output "$tmp/seven.store" || fail "load seven.nt"
+python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); i=b.index(b'\"hello\"@en')+6; b[i]^=0x80; open(sys.argv[2],'wb').write(b)" \
+  "$tmp/seven.store" "$tmp/flipped.store"
+refused "a flipped byte in a literal" 1 "flipped.store: corrupt store file: dictionary key [0-9]* is not an N-Triples term: not valid UTF-8 at byte" \
+  query --data "$tmp/flipped.store" "$tmp/product3.rq" --format json
+
 # bench --json with a query file whose name JSON must escape.
 cp "$q01" "$tmp/a\"b.rq"
 "$cli" bench --data "$tmp/lubm.store" "$tmp/a\"b.rq" --model single --runs 1 --json --quiet > "$tmp/bench.json" || fail "bench, odd name"

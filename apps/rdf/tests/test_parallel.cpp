@@ -98,6 +98,29 @@ TEST_CASE("Data-parallel: DISTINCT and LIMIT apply to the gathered rows", "[para
     });
 }
 
+TEST_CASE("Data- and task-parallel: LIMIT stops a cross product, and the budget refuses one", "[parallel][limits]") {
+    // 185,447 triples four times over: 10^21 rows, were they made.
+    const std::string product = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }";
+    rdf::with_cluster(lubm_inferred(), {2, rdf::execution_mode::threads}, [&](rdf::rdf_cluster& c) {
+        c.min_split_rows(0); // split every query: the workers' side is the one under test
+        c.limits({.max_rows = 100000});
+        const rdf::parallel_answer a = c.run_split(product + " LIMIT 3");
+        CHECK(a.split);
+        CHECK(a.answer.rows.rows() == 3);
+        CHECK(c.run_split("SELECT DISTINCT ?a WHERE { ?a ?b ?c . ?d ?e ?f } LIMIT 3").answer.rows.rows() == 3);
+        // (A matcher is made per check: Catch's && keeps its parts by reference.)
+#define REFUSAL                                                                                                      \
+    Catch::Contains("query refused: pattern ") && Catch::Contains(" shares no variable with pattern") &&           \
+        Catch::Contains("(--max-intermediate-rows 100000)")
+        CHECK_THROWS_AS(c.run_split(product), rdf::result_too_large);
+        CHECK_THROWS_WITH(c.run_split(product), REFUSAL);
+        CHECK_THROWS_WITH(c.run_workload({product}, 2), REFUSAL);
+#undef REFUSAL
+        const rdf::workload_result w = c.run_workload({product + " LIMIT 3"}, 4);
+        CHECK(w.rows[0] == 3);
+    });
+}
+
 TEST_CASE("Data-parallel: a pattern without variables is answered by one core, not by each", "[parallel]") {
     rdf::store& s = lubm_inferred();
     const std::string ground = "PREFIX ub: <http://swat.cse.lehigh.edu/onto/univ-bench.owl#>\n"

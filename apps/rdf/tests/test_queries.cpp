@@ -191,9 +191,19 @@ TEST_CASE("Every join operator, and the data-parallel split, agree with a naive 
                            std::optional{rdf::join_kind::bind}, std::optional{rdf::join_kind::hash}}) {
             const rdf::plan p = rdf::make_plan(e, v, force);
             for (std::size_t k = 1; k < p.steps.size(); ++k) used.insert(p.steps[k].kind);
-            const rdf::table t = rdf::project(rdf::execute(v, e, p), e);
+            const rdf::table all = rdf::execute(v, e, p);
+            const rdf::table t = rdf::project(all, e);
             REQUIRE(rdf_test::sorted_rows(t) == expected);
             ++checked;
+            // LIMIT: the steps run over their input in pieces of 3 rows and
+            // stop at the limit; the rows are the first of the whole run's.
+            rdf::encoded_query limited = e;
+            limited.limit = 1 + rng() % 8;
+            const rdf::table first = rdf::detail::execute_limited(v, limited, p, nullptr, 3);
+            const std::size_t n = std::min<std::size_t>(all.rows(), *limited.limit);
+            REQUIRE(first.vars == all.vars);
+            REQUIRE(first.rows() == n);
+            REQUIRE(std::equal(first.cells.begin(), first.cells.end(), all.cells.begin()));
         }
         // The data-parallel split (parallel.hpp): three shares of the first
         // step's matches by random runs of ids, planned for three ways, read
@@ -241,6 +251,73 @@ TEST_CASE("SELECT features: DISTINCT, LIMIT, *, unbound and repeated variables, 
     CHECK(tsv == "?x\t?unbound\n<http://e/c>\t\n");
     CHECK(json.find("{\"x\":{\"type\":\"uri\",\"value\":\"http://e/c\"}}") != std::string::npos);
     CHECK_THROWS_AS(rdf::run_query("SELECT ?x WHERE { ?x ?p ?o OPTIONAL { ?x ?p ?o } }", s.view()), rdf::query_error);
+}
+
+namespace {
+/// Seven triples, as the misuse round's d.nt.
+rdf::store seven_triples() {
+    rdf::store s;
+    std::string text = "<http://ex.org/a> <http://ex.org/p> <http://ex.org/b> .\n"
+                       "<http://ex.org/b> <http://ex.org/p> <http://ex.org/c> .\n"
+                       "<http://ex.org/a> <http://ex.org/q> \"hello\"@en .\n"
+                       "<http://ex.org/a> <http://ex.org/q> \"hello\" .\n"
+                       "<http://ex.org/a> <http://ex.org/q> \"5\"^^<http://www.w3.org/2001/XMLSchema#integer> .\n"
+                       "<http://ex.org/c> <http://ex.org/p> <http://ex.org/a> .\n"
+                       "_:x <http://ex.org/p> <http://ex.org/a> .\n";
+    s.load_text(text, "d.nt");
+    return s;
+}
+
+/// SELECT * over n patterns that share no variable: 7^n rows.
+std::string cross_product(int n, const std::string& tail = "") {
+    std::string q = "SELECT * WHERE {";
+    for (int i = 0; i < n; ++i) {
+        const std::string k = std::to_string(i);
+        q += " ?s" + k + " ?p" + k + " ?o" + k + " .";
+    }
+    return q + " }" + tail;
+}
+} // namespace
+
+TEST_CASE("LIMIT stops a cross product once it has its rows", "[sparql][limits]") {
+    const rdf::store s = seven_triples();
+    // 7^12 rows in all: built whole, 21 GB and then the OOM killer. No
+    // table may pass 10,000 rows here, so this also shows none was built.
+    const rdf::query_limits small{.max_rows = 10000};
+    const rdf::query_answer a = rdf::run_query(cross_product(12, " LIMIT 2"), s.view(), small);
+    CHECK(a.rows.rows() == 2);
+    CHECK(a.rows.width() == 36);
+    CHECK(rdf::run_query(cross_product(12, " LIMIT 0"), s.view(), small).rows.rows() == 0);
+    // DISTINCT: stops at the limit's distinct rows too.
+    CHECK(rdf::run_query("SELECT DISTINCT ?s0 WHERE { ?s0 ?p0 ?o0 . ?s1 ?p1 ?o1 . ?s2 ?p2 ?o2 . ?s3 ?p3 ?o3 . "
+                         "?s4 ?p4 ?o4 . ?s5 ?p5 ?o5 . ?s6 ?p6 ?o6 . ?s7 ?p7 ?o7 } LIMIT 2",
+                         s.view(), small).rows.rows() == 2);
+    // And a LIMIT past the answer gives the whole answer.
+    CHECK(rdf::run_query(cross_product(3, " LIMIT 1000"), s.view(), small).rows.rows() == 343);
+}
+
+TEST_CASE("A query whose tables pass the budget is refused, naming the patterns", "[sparql][limits]") {
+    const rdf::store s = seven_triples();
+    const rdf::query_limits small{.max_rows = 100};
+    CHECK(rdf::run_query(cross_product(2), s.view(), small).rows.rows() == 49);
+    CHECK_THROWS_AS(rdf::run_query(cross_product(3), s.view(), small), rdf::result_too_large);
+    CHECK_THROWS_WITH(rdf::run_query(cross_product(3), s.view(), small),
+                      Catch::Contains("pattern 3 { ?s2 ?p2 ?o2 } shares no variable with patterns 1-2 before it: "
+                                      "their product has 49 x 7 = 343 rows") &&
+                          Catch::Contains("100 rows (--max-intermediate-rows 100)") &&
+                          Catch::Contains("raise the budget with --memory-limit or --max-intermediate-rows"));
+    // A join on a shared variable that still multiplies: 16 pairs of
+    // triples with <p>, 9 with <q>.
+    const rdf::query_limits tiny{.max_rows = 10};
+    CHECK_THROWS_WITH(rdf::run_query("SELECT * WHERE { ?a ?p ?b . ?c ?p ?d }", s.view(), tiny),
+                      Catch::Contains("joining pattern") && Catch::Contains("gives more than 10 rows"));
+    // The memory budget, in bytes: 49 rows of 6 ids are 1,176 bytes.
+    CHECK_THROWS_WITH(rdf::run_query(cross_product(2), s.view(), {.max_bytes = 1000}),
+                      Catch::Contains("past the budget for one table of 41 rows of 6 ids (--memory-limit 1000)"));
+    CHECK(rdf::run_query(cross_product(2), s.view(), {.max_bytes = 1176}).rows.rows() == 49);
+    // LIMIT with more rows than the budget: refused when the rows pass it, not before.
+    CHECK(rdf::run_query(cross_product(3, " LIMIT 100"), s.view(), small).rows.rows() == 100);
+    CHECK_THROWS_AS(rdf::run_query(cross_product(3, " LIMIT 101"), s.view(), small), rdf::result_too_large);
 }
 
 TEST_CASE("A relative IRI resolved against BASE finds the data's triple", "[sparql]") {

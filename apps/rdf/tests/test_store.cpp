@@ -39,7 +39,7 @@ enum array_index : std::size_t { text = 0, dict_offsets = 1, hash_table = 2, spo
 
 /// Where array k's elements start in a store file's bytes, and how many there are.
 std::pair<std::size_t, std::uint64_t> array_at(const std::string& bytes, std::size_t k) {
-    std::size_t at = 16; // magic, version, byte order
+    std::size_t at = rdf::store_header_bytes; // magic, version, byte order, the dictionary's CRC
     for (std::size_t i = 0;; ++i) {
         std::uint64_t n = 0;
         REQUIRE(at + 8 <= bytes.size());
@@ -427,13 +427,100 @@ TEST_CASE("A damaged store file is refused on open, naming the file and what is 
     }
     SECTION("an array longer than the file") {
         const std::uint64_t huge = std::uint64_t(1) << 40;
-        std::memcpy(b.data() + 16, &huge, 8);
+        std::memcpy(b.data() + rdf::store_header_bytes, &huge, 8);
         refused(b, "an array is longer than the file");
     }
     SECTION("bytes after the last array") {
         b += '\0';
         refused(b, "bytes after the last array");
     }
+    std::remove(path.c_str());
+}
+
+TEST_CASE("Dictionary keys: what append_key writes is accepted, anything else named", "[store]") {
+    std::size_t at = 0;
+    for (const rdf::term& t : {rdf::term{rdf::term_kind::iri, "http://e/a\\b>c\"d e<f\tg", "", ""},
+                               rdf::term{rdf::term_kind::literal, "a\"b\\c\nd\re\tf\0g", "", "en-GB"},
+                               rdf::term{rdf::term_kind::literal, "5", "http://e/t>y", ""},
+                               rdf::term{rdf::term_kind::literal, "", "", ""},
+                               rdf::term{rdf::term_kind::literal, "caf\xc3\xa9 \xf0\x9f\x98\x80", "", ""},
+                               rdf::term{rdf::term_kind::blank, "b1", "", ""}}) {
+        const std::string k = rdf::key(t);
+        INFO(k);
+        CHECK(rdf::detail::key_shape_error(k, at) == nullptr);
+    }
+    const std::pair<std::string, std::string> wrong[] = {
+        {"", "an empty key"},
+        {"\"hello\xa2", "not valid UTF-8"},
+        {"<http://e/\xc0\xaf>", "not valid UTF-8"}, // an overlong '/'
+        {"\"\xed\xa0\x80\"", "not valid UTF-8"},     // a surrogate
+        {"\"hello", "a literal without its closing '\"'"},
+        {"\"hel\"lo\"", "characters after a literal's closing"},
+        {"\"a\\qb\"", "an escape in a literal that the loader never writes"},
+        {"\"a\nb\"", "a raw line end in a literal"},
+        {"\"a\"@", "an empty language tag"},
+        {"\"a\"@e<n", "a language tag with"},
+        {"\"a\"^^<http://e/t", "an IRI without its closing '>'"},
+        {"<http://e/a", "an IRI without its closing '>'"},
+        {"<http://e/a>b>", "characters after the IRI's closing '>'"},
+        {"<http://e/\na>", "a raw line end or NUL in an IRI"},
+        {"<http://e/\\u0041>", "an escape in an IRI that the loader never writes"},
+        {"_:", "a blank node without a label"},
+        {"_:a b", "a blank node label with"},
+        {"http://e/a", "neither an IRI"},
+    };
+    for (const auto& [k, why] : wrong) {
+        INFO(rdf::detail::shown_key(k));
+        const char* said = rdf::detail::key_shape_error(k, at);
+        REQUIRE(said != nullptr);
+        CHECK_THAT(said, Catch::Contains(why));
+    }
+}
+
+TEST_CASE("A store whose dictionary was damaged is refused: term shapes, UTF-8, its checksum, the version", "[store]") {
+    // The misuse round's data: a flipped byte in "hello"@en's closing
+    // quote was accepted, and printed as an unclosed, invalid UTF-8 cell.
+    rdf::store s;
+    std::string nt = "<http://ex.org/a> <http://ex.org/p> <http://ex.org/b> .\n"
+                     "<http://ex.org/b> <http://ex.org/p> <http://ex.org/c> .\n"
+                     "<http://ex.org/a> <http://ex.org/q> \"hello\"@en .\n"
+                     "<http://ex.org/a> <http://ex.org/q> \"hello\" .\n"
+                     "<http://ex.org/a> <http://ex.org/q> \"5\"^^<http://www.w3.org/2001/XMLSchema#integer> .\n"
+                     "<http://ex.org/c> <http://ex.org/p> <http://ex.org/a> .\n"
+                     "_:x <http://ex.org/p> <http://ex.org/a> .\n";
+    s.load_text(nt, "d.nt");
+    const std::string path = temp_path("d.tmrdf");
+    rdf::save_store(s, path);
+    const std::string good = rdf_test::slurp(path);
+    REQUIRE(rdf::read_store(good, "good").triple_count() == 7);
+    auto refused = [&](const std::string& bytes, const std::string& why) {
+        write_file(path, bytes);
+        CHECK_THROWS_WITH(rdf::open_store(path), Catch::Contains(path + ": corrupt store file: ") && Catch::Contains(why));
+    };
+    const std::size_t quote = good.find("\"hello\"@en") + 6;
+    std::string b = good;
+    b[quote] = char(b[quote] ^ 0x80);
+    refused(b, "is not an N-Triples term: not valid UTF-8 at byte " + std::to_string(quote) + " of the file, in \"hello\\xa2");
+    b = good;
+    b[quote] = 'x'; // valid UTF-8, no closing quote
+    refused(b, "is not an N-Triples term: a literal without its closing '\"'");
+    b = good;
+    b[quote + 1] = '#';
+    refused(b, "neither @lang nor ^^<datatype>");
+    b = good;
+    b[good.find("<http://ex.org/b>") + 16] = 'x';
+    refused(b, "an IRI without its closing '>'");
+    // <http://ex.org/a> made <http://ex.mrg/a>: well-formed, and still found
+    // by a probe of the hash table: only the checksum tells.
+    b = good;
+    b[good.find("<http://ex.org/a>") + 11] ^= 2;
+    refused(b, "the dictionary's checksum does not match its bytes");
+    // A store written before the checksum (version 1): made again, not read.
+    b = good;
+    b[8] = 1;
+    write_file(path, b);
+    CHECK_THROWS_WITH(rdf::open_store(path), Catch::Contains(path + ": store file version 1, this tacomesh-rdf reads 2: "
+                                                                     "make it again from the data with tacomesh-rdf load"));
     std::remove(path.c_str());
 }
 

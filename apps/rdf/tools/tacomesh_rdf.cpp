@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -65,6 +66,15 @@ query:
   --format tsv|json    SPARQL 1.1 TSV or JSON results (default tsv)
   --explain            print the plan (join order, operators, estimates) on stderr
 
+limits (query and bench):
+  --memory-limit SIZE  the most memory one table of a query's joins may take, in
+                       bytes or with K, M, G, T (binary); default an eighth of
+                       this machine's memory. A query past it (patterns that share
+                       no variable multiply their rows) is refused, naming the
+                       patterns, instead of running the machine out of memory
+  --max-intermediate-rows N   the most rows one such table may have (default: no
+                       bound but --memory-limit's)
+
 bench:
   --repeat N           task-parallel: run the query list N times (default 20)
   --runs R             timed runs per query, after one untimed (default 5); the median counts
@@ -89,6 +99,7 @@ struct options {
     bool count = false, json = false, explain = false, quiet = false;
     std::string format = "tsv";
     std::uint64_t repeat = 20, runs = 5;
+    rdf::query_limits limits; ///< --memory-limit, --max-intermediate-rows
 };
 
 /// A whole-number option's value, from lo to hi: out of range is a usage
@@ -100,6 +111,24 @@ std::uint64_t number(const std::string& opt, const std::string& v, std::uint64_t
     const std::uint64_t n = digits > 18 ? hi + 1 : std::stoull(v); // 19 digits may not fit; any that many is too large
     if (n < lo || n > hi) usage_error(opt + " " + v + ": from " + std::to_string(lo) + " to " + std::to_string(hi));
     return n;
+}
+
+/// A size in bytes: digits, optionally followed by K, M, G or T (powers of 1024).
+std::uint64_t byte_size(const std::string& opt, const std::string& v) {
+    std::string digits = v;
+    std::uint64_t unit = 1;
+    if (!v.empty()) {
+        const std::string units = "KMGT";
+        if (const auto u = units.find(char(std::toupper(static_cast<unsigned char>(v.back())))); u != std::string::npos) {
+            unit = std::uint64_t(1) << (10 * (u + 1));
+            digits.pop_back();
+        }
+    }
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
+        usage_error(opt + " wants a size in bytes, e.g. 4096, 512M or 8G, not '" + v + "'");
+    const std::uint64_t most = (std::uint64_t(1) << 60) / unit;
+    const std::uint64_t n = number(opt, digits, 1, most);
+    return n * unit;
 }
 
 options parse(int argc, char** argv) {
@@ -145,6 +174,8 @@ options parse(int argc, char** argv) {
             else if (a == "--quiet") o.quiet = true;
             else if (a == "--repeat") o.repeat = number(a, value(), 1, 1000000);
             else if (a == "--runs") o.runs = number(a, value(), 1, 1000000);
+            else if (a == "--memory-limit") o.limits.max_bytes = byte_size(a, value());
+            else if (a == "--max-intermediate-rows") o.limits.max_rows = number(a, value(), 1, std::uint64_t(1) << 62);
             else if (a.size() > 1 && a[0] == '-' && a != "-") usage_error("unknown option '" + a + "'");
             else if (o.command == "load") o.data.push_back(a);
             else o.queries.push_back(a);
@@ -288,9 +319,10 @@ int run_query_command(const options& o) {
     std::vector<std::uint64_t> rows_per_core;
     std::vector<double> seconds_per_core;
     auto t0 = std::chrono::steady_clock::now();
-    if (m == model::single) a = rdf::run_query(text, l.store.view());
+    if (m == model::single) a = rdf::run_query(text, l.store.view(), o.limits);
     else
         on_cluster(l.store, o, cores, [&](rdf::rdf_cluster& c) {
+            c.limits(o.limits);
             t0 = std::chrono::steady_clock::now(); // the cores are up; the METIS partition is part of the first query
             rdf::tsv_sink sink;
             if (tsv) sink = [&](std::string_view s) { tsv_rows += s; };
@@ -381,10 +413,11 @@ int run_bench_command(const options& o) {
     if (all || o.mdl == model::single) {
         const rdf::store_view v = l.store.view();
         std::string out;
-        time_each("single", [&](const std::string& t) { return rdf::answer_as_tsv(t, v, out); });
+        time_each("single", [&](const std::string& t) { return rdf::answer_as_tsv(t, v, out, o.limits); });
     }
     if (all || o.mdl == model::data || o.mdl == model::task) {
         on_cluster(l.store, o, cores, [&](rdf::rdf_cluster& c) {
+            c.limits(o.limits);
             if (all || o.mdl == model::data) {
                 // The rows decoded to TSV, as the single-core loop has them,
                 // read where the workers left them.

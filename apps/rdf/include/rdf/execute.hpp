@@ -21,9 +21,14 @@
 #include <concepts>
 #include <cstdint>
 #include <numeric>
+#include <cstdio>
+#include <functional>
 #include <optional>
+#include <set>
 #include <span>
+#include <string>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 #include <rdf/plan.hpp>
@@ -257,87 +262,283 @@ inline std::array<term_id, 3> lookup_key(const pattern_roles& r, std::array<term
     return base;
 }
 
-inline table bind_join(const store_view& v, const table& in, const encoded_pattern& p, order o) {
-    const pattern_roles r = roles(p, in);
-    table out = next_table(in, r);
+/// The joins, made once per step and then run over its input rows from
+/// `from`, appending to `out`, until the rows run out or `out` has
+/// `stop_at` rows (at a row's end: a row's matches are never split); they
+/// return the next row to run. Their output keeps the input rows' order,
+/// so running a step over its input in pieces, in order, gives the rows
+/// of one run over all of it, in the same order (execute_limited).
+struct bind_op {
+    pattern_roles r;
+    order o;
     std::array<term_id, 3> base;
-    const unsigned bits = lookup_bits(r, base);
-    for (std::size_t row = 0; row < in.rows(); ++row) {
-        const auto values = in.row(row);
-        for_each_match(v, o, lookup_key(r, base, values), bits,
-                       [&](const std::array<term_id, 3>& t) { extend_row(out, values, r, t, in.width()); });
+    unsigned bits;
+
+    bind_op(const table& in, const encoded_pattern& p, order o) : r(roles(p, in)), o(o) { bits = lookup_bits(r, base); }
+    std::size_t run(const store_view& v, const table& in, std::size_t from, table& out, std::size_t stop_at) const {
+        std::size_t row = from;
+        while (row < in.rows()) {
+            const auto values = in.row(row++);
+            for_each_match(v, o, lookup_key(r, base, values), bits,
+                           [&](const std::array<term_id, 3>& t) { extend_row(out, values, r, t, in.width()); });
+            if (out.count >= stop_at) break;
+        }
+        return row;
     }
+};
+
+/// Rows sorted on x, the pattern read in order o sorted on x after its
+/// constants: its matches collected once, then walked beside the rows
+/// (their range for the current key kept from one piece of rows to the next).
+struct merge_op {
+    pattern_roles r;
+    std::vector<std::array<term_id, 3>> matches;
+    int xc = -1, xpos = -1;
+    std::size_t m = 0, m_end = 0; ///< matches[m, m_end): those of `key`
+    term_id key = no_term;
+    bool started = false;
+
+    merge_op(const store_view& v, const table& in, const encoded_pattern& p, order o, var_id x) : r(roles(p, in)) {
+        std::array<term_id, 3> c;
+        const unsigned bits = constant_bits(r, c);
+        xc = in.column_of(x);
+        for (int i = 0; i < 3; ++i)
+            if (p.at[i].var == x) xpos = i;
+        for_each_match(v, o, c, bits, [&](const std::array<term_id, 3>& t) { matches.push_back(t); });
+    }
+    std::size_t run(const store_view&, const table& in, std::size_t from, table& out, std::size_t stop_at) {
+        const std::size_t rows = in.rows(), w = in.width();
+        for (std::size_t row = from; row < rows;) {
+            const term_id k = in.cells[row * w + std::size_t(xc)];
+            if (!started || k != key) {
+                started = true;
+                key = k;
+                m = m_end;
+                while (m < matches.size() && matches[m][std::size_t(xpos)] < key) ++m;
+                if (m == matches.size()) return rows; // the rows' keys only grow: none of the rest can match
+                m_end = m;
+                while (m_end < matches.size() && matches[m_end][std::size_t(xpos)] == key) ++m_end;
+            }
+            for (std::size_t b = m; b < m_end; ++b) extend_row(out, in.row(row), r, matches[b], w);
+            ++row;
+            if (out.count >= stop_at) return row;
+        }
+        return rows;
+    }
+};
+
+/// A table of the pattern's matches keyed on the shared variables, built
+/// once, probed by each row.
+struct hash_op {
+    pattern_roles r;
+    std::vector<int> key_pos; ///< pattern positions holding joined variables
+    std::vector<std::array<term_id, 3>> matches;
+    std::size_t buckets = 16;
+    std::vector<std::uint32_t> head, next;
+
+    static std::uint64_t hash(std::uint64_t h) noexcept { return (h * 0x9e3779b97f4a7c15ull) >> 20; }
+
+    hash_op(const store_view& v, const table& in, const encoded_pattern& p, order o) : r(roles(p, in)) {
+        std::array<term_id, 3> c;
+        const unsigned bits = constant_bits(r, c);
+        for (int i = 0; i < 3; ++i)
+            if (r.at[i].what == position_role::joined) key_pos.push_back(i);
+        for_each_match(v, o, c, bits, [&](const std::array<term_id, 3>& t) { matches.push_back(t); });
+        buckets = std::bit_ceil(std::max<std::size_t>(16, matches.size() * 2));
+        head.assign(buckets, ~0u);
+        next.resize(matches.size());
+        for (std::uint32_t i = 0; i < matches.size(); ++i) {
+            std::uint64_t h = 0;
+            for (int pos : key_pos) h = h * 0x100000001b3ull + matches[i][std::size_t(pos)];
+            const std::size_t b = hash(h) & (buckets - 1);
+            next[i] = head[b];
+            head[b] = i;
+        }
+    }
+    std::size_t run(const store_view&, const table& in, std::size_t from, table& out, std::size_t stop_at) const {
+        std::size_t row = from;
+        while (row < in.rows()) {
+            const auto values = in.row(row++);
+            std::uint64_t h = 0;
+            for (int pos : key_pos) h = h * 0x100000001b3ull + values[std::size_t(r.at[pos].column)];
+            for (std::uint32_t i = head[hash(h) & (buckets - 1)]; i != ~0u; i = next[i])
+                extend_row(out, values, r, matches[i], in.width()); // checks every joined column
+            if (out.count >= stop_at) break;
+        }
+        return row;
+    }
+};
+
+/// A plan step's join, made for rows with the variables of `in`.
+class join_op {
+public:
+    join_op(const store_view& v, const table& in, const encoded_pattern& p, const plan_step& st)
+        : op_(make(v, in, p, st)) {}
+    std::size_t run(const store_view& v, const table& in, std::size_t from, table& out, std::size_t stop_at) {
+        return std::visit([&](auto& op) { return op.run(v, in, from, out, stop_at); }, op_);
+    }
+    const pattern_roles& roles() const {
+        return std::visit([](const auto& op) -> const pattern_roles& { return op.r; }, op_);
+    }
+
+private:
+    using any_op = std::variant<bind_op, merge_op, hash_op>;
+    static any_op make(const store_view& v, const table& in, const encoded_pattern& p, const plan_step& st) {
+        switch (st.kind) {
+        case join_kind::merge: return merge_op(v, in, p, st.index, st.merge_var);
+        case join_kind::hash: return hash_op(v, in, p, st.index);
+        default: return bind_op(in, p, st.index);
+        }
+    }
+    any_op op_;
+};
+
+/// The matches of a pattern alone (a variable repeated in it must repeat
+/// its value): a cross product's other factor.
+inline std::uint64_t count_matches(const store_view& v, const encoded_pattern& p, order o) {
+    const pattern_roles r = roles(p, table{});
+    std::array<term_id, 3> c;
+    const unsigned bits = constant_bits(r, c);
+    table none;
+    std::uint64_t n = 0;
+    for_each_match(v, o, c, bits, [&](const std::array<term_id, 3>& t) {
+        for (int i = 0; i < 3; ++i)
+            if (r.at[i].what == position_role::repeat && t[std::size_t(r.at[i].column)] != t[i]) return;
+        ++n;
+    });
+    return n;
+}
+
+inline bool shares_a_variable(const pattern_roles& r) {
+    return std::any_of(r.at.begin(), r.at.end(), [](const position_role& x) { return x.what == position_role::joined; });
+}
+
+/// "1", "1 and 3", "1-11", "1, 3 and 5-7": query pattern numbers (0-based in, 1-based out).
+inline std::string pattern_numbers(std::vector<std::uint32_t> ps) {
+    std::sort(ps.begin(), ps.end());
+    std::vector<std::string> parts;
+    for (std::size_t i = 0; i < ps.size();) {
+        std::size_t j = i;
+        while (j + 1 < ps.size() && ps[j + 1] == ps[j] + 1) ++j;
+        parts.push_back(std::to_string(ps[i] + 1) + (j > i ? "-" + std::to_string(ps[j] + 1) : ""));
+        i = j + 1;
+    }
+    std::string out;
+    for (std::size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
     return out;
 }
 
-/// Rows sorted on x, the pattern read in order o sorted on x after its constants.
-inline table merge_join(const store_view& v, const table& in, const encoded_pattern& p, order o, var_id x) {
-    const pattern_roles r = roles(p, in);
-    table out = next_table(in, r);
-    std::array<term_id, 3> c;
-    const unsigned bits = constant_bits(r, c);
-    const int xc = in.column_of(x);
-    int xpos = -1;
-    for (int i = 0; i < 3; ++i)
-        if (p.at[i].var == x) xpos = i;
-    // The pattern's matches as (x value, triple) runs; collected once, then
-    // walked beside the rows.
-    std::vector<std::array<term_id, 3>> matches;
-    for_each_match(v, o, c, bits, [&](const std::array<term_id, 3>& t) { matches.push_back(t); });
-    std::size_t m = 0;
-    const std::size_t rows = in.rows();
-    for (std::size_t row = 0; row < rows && m < matches.size();) {
-        const term_id key = in.cells[row * in.width() + std::size_t(xc)];
-        while (m < matches.size() && matches[m][std::size_t(xpos)] < key) ++m;
-        std::size_t m_end = m;
-        while (m_end < matches.size() && matches[m_end][std::size_t(xpos)] == key) ++m_end;
-        std::size_t row_end = row;
-        while (row_end < rows && in.cells[row_end * in.width() + std::size_t(xc)] == key) ++row_end;
-        for (std::size_t a = row; a < row_end; ++a)
-            for (std::size_t b = m; b < m_end; ++b) extend_row(out, in.row(a), r, matches[b], in.width());
-        row = row_end;
-        m = m_end;
+/// A pattern as the query wrote it, near enough: its variables by name and
+/// its constants as N-Triples keys.
+inline std::string pattern_text(const encoded_query& q, std::uint32_t i, const dictionary_view& dict) {
+    std::string out = "{";
+    for (const slot& s : q.patterns[i].at) {
+        out += ' ';
+        if (!s.is_var()) {
+            const std::string_view k = s.id < dict.size() ? dict.key(s.id) : std::string_view("?");
+            out += k.size() > 40 ? std::string(k.substr(0, 37)) + "..." : std::string(k);
+        } else if (s.var < q.variables.size()) {
+            out += q.variables[s.var].starts_with("_:") ? q.variables[s.var] : "?" + q.variables[s.var];
+        } else {
+            out += "?v" + std::to_string(s.var);
+        }
     }
-    return out;
+    return out + " }";
 }
 
-inline table hash_join(const store_view& v, const table& in, const encoded_pattern& p, order o) {
-    const pattern_roles r = roles(p, in);
-    table out = next_table(in, r);
-    std::array<term_id, 3> c;
-    const unsigned bits = constant_bits(r, c);
-    std::vector<int> key_pos; // pattern positions holding joined variables
-    for (int i = 0; i < 3; ++i)
-        if (r.at[i].what == position_role::joined) key_pos.push_back(i);
-    std::vector<std::array<term_id, 3>> matches;
-    for_each_match(v, o, c, bits, [&](const std::array<term_id, 3>& t) { matches.push_back(t); });
-    auto hash = [](std::uint64_t h) { return (h * 0x9e3779b97f4a7c15ull) >> 20; };
-    auto key_of_match = [&](const std::array<term_id, 3>& t) {
-        std::uint64_t h = 0;
-        for (int pos : key_pos) h = h * 0x100000001b3ull + t[pos];
-        return hash(h);
+/// The query refused: step k's table would pass the budget. `product`:
+/// the step shares no variable with the rows, whose count times the
+/// pattern's matches is that product.
+[[noreturn]] inline void refuse(const store_view& v, const encoded_query& q, const plan& pl, std::size_t k,
+                                std::size_t width, std::optional<std::pair<std::uint64_t, std::uint64_t>> product) {
+    std::vector<std::uint32_t> before;
+    for (std::size_t j = 0; j < k; ++j) before.push_back(pl.steps[j].pattern);
+    const std::uint32_t pi = pl.steps[k].pattern;
+    const std::string pattern = "pattern " + std::to_string(pi + 1) + " " + pattern_text(q, pi, v.dict);
+    const std::string earlier = (before.size() == 1 ? "pattern " : "patterns ") + pattern_numbers(before);
+    std::string what;
+    if (product) {
+        const auto [rows, matches] = *product;
+        const long double all = static_cast<long double>(rows) * static_cast<long double>(matches);
+        char n[32];
+        std::snprintf(n, sizeof n, "%.0Lf", all);
+        what = pattern + " shares no variable with " + earlier + " before it: their product has " + std::to_string(rows) +
+               " x " + std::to_string(matches) + " = " + n + " rows";
+    } else {
+        what = "joining " + pattern + " to the rows of " + earlier + " gives more than " +
+               std::to_string(q.limits.rows_for_width(width)) + " rows";
+    }
+    throw result_too_large("query refused: " + what + ", past the budget for one table of " + q.limits.describe(width) +
+                           ". Join the patterns through a shared variable, add LIMIT, or raise the budget with "
+                           "--memory-limit or --max-intermediate-rows");
+}
+
+/// LIMIT n: the steps after the first run over their input a piece at a
+/// time, depth first, so that the rows come out in the order one run over
+/// all of them gives, and stop once n rows are found (with DISTINCT: n
+/// different projected rows). No table then holds more than a piece's
+/// rows and one row's matches: a cross product with LIMIT 2 builds a few
+/// thousand rows, not the product.
+/// (`piece`: the rows a step makes before the next step takes them; the
+/// tests make it small, to run every join in many pieces.)
+template <class Keep>
+table execute_limited(const store_view& v, const encoded_query& q, const plan& pl, const Keep& keep,
+                      std::size_t piece = 1024) {
+    const std::uint64_t limit = *q.limit;
+    const encoded_pattern& first = q.patterns[pl.steps[0].pattern];
+    table t = scan(v, first, pl.steps[0].index, keep);
+    std::vector<join_op> ops;
+    std::vector<table> empty{t}; // the variables of each step's output
+    empty[0].cells.clear();
+    empty[0].count = 0;
+    for (std::size_t k = 1; k < pl.steps.size(); ++k) {
+        ops.emplace_back(v, empty.back(), q.patterns[pl.steps[k].pattern], pl.steps[k]);
+        empty.push_back(next_table(empty.back(), ops.back().roles()));
+    }
+    table result = empty.back();
+    if (limit == 0) return result;
+    // DISTINCT: the projected rows seen, so that n different ones stop it.
+    std::vector<int> cols;
+    for (var_id x : q.projection) cols.push_back(x == no_var ? -1 : result.column_of(x));
+    std::set<std::vector<term_id>> seen;
+    bool done = false;
+    // The pieces stay small by themselves (a piece, and one row's matches:
+    // no more than the store holds); the rows kept must fit the budget.
+    const std::size_t kept_cap = q.limits.rows_for_width(result.width());
+    auto take = [&](const table& rows) {
+        for (std::size_t r = 0; r < rows.rows() && !done; ++r) {
+            const auto row = rows.row(r);
+            if (q.distinct) {
+                std::vector<term_id> projected;
+                for (int c : cols) projected.push_back(c < 0 ? no_term : row[std::size_t(c)]);
+                if (!seen.insert(std::move(projected)).second) continue;
+            }
+            result.cells.insert(result.cells.end(), row.begin(), row.end());
+            ++result.count;
+            if (result.count > kept_cap && pl.steps.size() > 1)
+                refuse(v, q, pl, pl.steps.size() - 1, result.width(), std::nullopt);
+            done = result.count == limit;
+        }
     };
-    std::size_t buckets = std::bit_ceil(std::max<std::size_t>(16, matches.size() * 2));
-    std::vector<std::uint32_t> head(buckets, ~0u), next(matches.size());
-    for (std::uint32_t i = 0; i < matches.size(); ++i) {
-        const std::size_t b = key_of_match(matches[i]) & (buckets - 1);
-        next[i] = head[b];
-        head[b] = i;
-    }
-    for (std::size_t row = 0; row < in.rows(); ++row) {
-        const auto values = in.row(row);
-        std::uint64_t h = 0;
-        for (int pos : key_pos) h = h * 0x100000001b3ull + values[std::size_t(r.at[pos].column)];
-        for (std::uint32_t i = head[hash(h) & (buckets - 1)]; i != ~0u; i = next[i])
-            extend_row(out, values, r, matches[i], in.width()); // checks every joined column
-    }
-    return out;
+    std::function<void(std::size_t, const table&)> level = [&](std::size_t k, const table& in) {
+        // ops[k - 1] runs step k over `in`, the rows of steps 0..k-1.
+        if (k == pl.steps.size()) return take(in);
+        for (std::size_t from = 0; from < in.rows() && !done;) {
+            table out = empty[k];
+            from = ops[k - 1].run(v, in, from, out, std::max<std::size_t>(1, piece));
+            if (out.rows() != 0) level(k + 1, out);
+        }
+    };
+    level(1, t);
+    return result;
 }
 
 } // namespace detail
 
 /// Run the plan; the result has a column per variable bound by the
-/// patterns. `keep` (a predicate on term ids; nullptr: all) takes the
+/// patterns. With LIMIT, rows stop coming once there are enough
+/// (execute_limited); every table a join builds is held to q.limits, and
+/// past it the query is refused with result_too_large, naming the patterns. `keep` (a predicate on term ids; nullptr: all) takes the
 /// data-parallel split of the first step's rows, by their value at the
 /// pattern's split_position: it runs once per match, so it is a template
 /// parameter, inlined, not a std::function.
@@ -345,14 +546,25 @@ template <class Keep = std::nullptr_t>
 table execute(const store_view& v, const encoded_query& q, const plan& pl, const Keep& keep = nullptr) {
     table t;
     if (q.unsatisfiable || pl.steps.empty()) return t;
+    if (q.limit && pl.steps.size() == q.patterns.size()) return detail::execute_limited(v, q, pl, keep);
     for (std::size_t k = 0; k < pl.steps.size(); ++k) {
         const plan_step& st = pl.steps[k];
         const encoded_pattern& p = q.patterns[st.pattern];
-        switch (st.kind) {
-        case join_kind::scan: t = detail::scan(v, p, st.index, keep); break;
-        case join_kind::merge: t = detail::merge_join(v, t, p, st.index, st.merge_var); break;
-        case join_kind::bind: t = detail::bind_join(v, t, p, st.index); break;
-        case join_kind::hash: t = detail::hash_join(v, t, p, st.index); break;
+        if (st.kind == join_kind::scan) {
+            t = detail::scan(v, p, st.index, keep); // no larger than the store
+        } else {
+            detail::join_op op(v, t, p, st);
+            table out = detail::next_table(t, op.roles());
+            const std::size_t cap = q.limits.rows_for_width(out.width());
+            // A cross product's size is known before it is made: refused
+            // then, not after filling the budget's memory.
+            if (!detail::shares_a_variable(op.roles()))
+                if (const std::uint64_t m = detail::count_matches(v, p, st.index);
+                    static_cast<long double>(t.rows()) * static_cast<long double>(m) > static_cast<long double>(cap))
+                    detail::refuse(v, q, pl, k, out.width(), std::pair<std::uint64_t, std::uint64_t>(t.rows(), m));
+            op.run(v, t, 0, out, cap + 1);
+            if (out.rows() > cap) detail::refuse(v, q, pl, k, out.width(), std::nullopt);
+            t = std::move(out);
         }
         if (t.rows() == 0) { // nothing can join any more; the result keeps every variable's column
             for (std::size_t j = k + 1; j < pl.steps.size(); ++j)

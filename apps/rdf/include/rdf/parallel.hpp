@@ -66,6 +66,14 @@ struct job_board : mesh::sharing_aware<job_board> {
     shared_vector<plan_step> steps;
     shared_vector<var_id> projection;
     bool unsatisfiable = false;
+    // DISTINCT and LIMIT: a worker stops at LIMIT rows of its own (the
+    // master applies both again to the whole). The variables' names and the
+    // budget: a worker refuses a query as one core would, in the same words.
+    bool distinct = false;
+    bool limited = false;
+    std::uint64_t limit = 0;
+    query_limits limits;
+    shared_vector<char> variable_names; ///< each followed by a NUL
     shared_vector<std::uint32_t> core_of_part; ///< METIS region -> core
     bool want_text = false;                    ///< workers also write their rows as TSV
 
@@ -78,6 +86,15 @@ struct job_board : mesh::sharing_aware<job_board> {
         steps.assign(p.chosen.steps.begin(), p.chosen.steps.end());
         projection.assign(p.encoded.projection.begin(), p.encoded.projection.end());
         unsatisfiable = p.encoded.unsatisfiable;
+        distinct = p.encoded.distinct;
+        limited = p.encoded.limit.has_value();
+        limit = p.encoded.limit.value_or(0);
+        limits = p.encoded.limits;
+        variable_names.clear();
+        for (const std::string& n : p.encoded.variables) {
+            variable_names.append(n.begin(), n.end());
+            variable_names.push_back('\0');
+        }
     }
     prepared_query posted() const {
         prepared_query p;
@@ -85,6 +102,14 @@ struct job_board : mesh::sharing_aware<job_board> {
         p.chosen.steps.assign(steps.begin(), steps.end());
         p.encoded.projection.assign(projection.begin(), projection.end());
         p.encoded.unsatisfiable = unsatisfiable;
+        p.encoded.distinct = distinct;
+        if (limited) p.encoded.limit = limit;
+        p.encoded.limits = limits;
+        for (auto it = variable_names.begin(); it != variable_names.end();) {
+            const auto end = std::find(it, variable_names.end(), '\0');
+            p.encoded.variables.emplace_back(it, end);
+            it = end == variable_names.end() ? end : end + 1;
+        }
         return p;
     }
 };
@@ -110,6 +135,7 @@ struct worker_output : mesh::sharing_aware<worker_output> {
     bool in_place_used = false; ///< what the worker did, for the master and the tests
     shared_vector<triple> triples;
     double seconds = 0; ///< data-parallel: the last share's time on this core, from the call to the rows left here
+    shared_vector<char> refused; ///< data-parallel: why the share was refused (result_too_large), or empty
 
     std::span<const term_id> rows() const {
         return in_place_used ? std::span<const term_id>(cells_in_place) : std::span<const term_id>(cells.begin(), cells.end());
@@ -191,8 +217,17 @@ public:
         mine_.assign(board->core_of_part.size(), 0);
         for (std::size_t part = 0; part < mine_.size(); ++part) mine_[part] = board->core_of_part[part] == rank_;
         const region_filter keep{shared->part_of.data(), mine_.data(), shared->part_runs};
-        const table rows = project(execute(v, p.encoded, p.chosen, keep), p.encoded, false);
+        table rows;
+        std::string refused;
+        try {
+            rows = project(execute(v, p.encoded, p.chosen, keep), p.encoded, false);
+        } catch (const result_too_large& e) {
+            // Left for the master with the rows, in full: a remote
+            // exception's text reaches the caller cut to 80 characters.
+            refused = e.what();
+        }
         auto w = mesh::write(out_);
+        w->refused.assign(refused.begin(), refused.end());
         // One kind per run (the platform decides); each keeps its capacity
         // from query to query.
         w->in_place_used = mesh::non_cached_shared();
@@ -308,7 +343,7 @@ inline void rdf_worker::take(std::int64_t query) {
     taco::async(pool_, taco::m2f(&query_pool::next, rank_), taco::then(self_, &rdf_worker::take));
     std::uint64_t rows = 0;
     try {
-        rows = answer_as_tsv((*board_)->query(std::size_t(query)), (*store_reader_)->view(), text_);
+        rows = answer_as_tsv((*board_)->query(std::size_t(query)), (*store_reader_)->view(), text_, (*board_)->limits);
     } catch (const std::exception&) {
         taco::async(pool_, &query_pool::failed, rank_, std::uint32_t(query));
         return;
@@ -387,7 +422,7 @@ public:
             for (std::int64_t q; master_works && (q = pool.next(0)) >= 0;) {
                 taco::poll();
                 try {
-                    pool.done(0, std::uint32_t(q), answer_as_tsv(board->query(std::size_t(q)), v, out));
+                    pool.done(0, std::uint32_t(q), answer_as_tsv(board->query(std::size_t(q)), v, out, limits_));
                 } catch (const std::exception&) {
                     pool.failed(0, std::uint32_t(q));
                 }
@@ -399,7 +434,7 @@ public:
         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (const auto q = pool.first_failure()) { // the same error again, here, with its message
             const auto shared = mesh::read(store_);
-            run_query(queries[*q], shared->view());
+            run_query(queries[*q], shared->view(), limits_);
             throw std::logic_error("rdf: query " + std::to_string(*q) + " failed on a worker but not on the master");
         }
         if (pool.mismatch())
@@ -422,7 +457,7 @@ public:
         {
             const auto shared = mesh::read(store_);
             const store_view v = shared->view();
-            p = prepare(text, v, cores_);
+            p = prepare(text, v, cores_, limits_);
             if (cores_ == 1 || estimated_work(p) < min_split_rows_) return run_here(p, v, tsv);
         }
         ensure_partition();
@@ -450,6 +485,7 @@ public:
         r.rows_in_place = true;
         for (auto& o : outputs_) {
             const auto out = mesh::read(o);
+            if (!out->refused.empty()) throw result_too_large(std::string(out->refused.begin(), out->refused.end()));
             r.seconds_per_core.push_back(out->seconds);
             r.rows_in_place = r.rows_in_place && out->in_place_used;
             const auto cells = out->rows();
@@ -470,6 +506,11 @@ public:
     /// Q2 (2,200 estimated rows on LUBM(5), 20 us) ran slower split.
     double min_split_rows() const noexcept { return min_split_rows_; }
     void min_split_rows(double rows) noexcept { min_split_rows_ = rows; }
+
+    /// The budget for the tables of the queries run from here on, on every
+    /// core (query_limits): past it a query is refused with result_too_large.
+    const query_limits& limits() const noexcept { return limits_; }
+    void limits(const query_limits& l) noexcept { limits_ = l; }
 
     /// Inference in parallel rounds; `s` (the master's store) grows and is published.
     inference_report infer(store& s) {
@@ -496,6 +537,7 @@ public:
 private:
     void post(const std::vector<std::string>& queries) {
         auto w = mesh::write(jobs_);
+        w->limits = limits_;
         w->text.clear();
         w->offsets = {0};
         for (const auto& q : queries) {
@@ -542,6 +584,7 @@ private:
 
     std::uint32_t cores_;
     double min_split_rows_ = 3000;
+    query_limits limits_;
     std::string text_; ///< rows the master decodes
     region_counts regions_; ///< made with the partition
     mesh::sharing_ptr<shared_store> store_;

@@ -21,14 +21,18 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <boost/container/small_vector.hpp>
+
+#include <taco/platform/host_memory.hpp>
 
 #include <rdf/query.hpp>
 #include <rdf/store.hpp>
@@ -49,6 +53,46 @@ struct encoded_pattern {
     std::array<slot, 3> at; ///< s, p, o
 };
 
+/// The budget for any one table a query's joins build (execute.hpp): the
+/// rows, and the bytes of their ids. Joins multiply: a few patterns that
+/// share no variable make a product of rows that no machine holds, and
+/// without a bound the query ran until the kernel killed it. Past the
+/// budget the query is refused with result_too_large instead.
+struct query_limits {
+    /// The default memory budget: an eighth of what the host can back
+    /// (RAM and swap, or the address-space limit): a join holds its input
+    /// and its output, whose vector may have twice its rows' room.
+    static std::uint64_t default_bytes() noexcept {
+        static const std::uint64_t bytes = taco::detail::host_memory_bytes() / 8; // once: a query may take microseconds
+        return bytes;
+    }
+    std::uint64_t max_rows = std::numeric_limits<std::uint64_t>::max(); ///< --max-intermediate-rows
+    std::uint64_t max_bytes = default_bytes();                          ///< --memory-limit
+
+    /// The rows a table of `width` ids a row may have (at least 1).
+    std::size_t rows_for_width(std::size_t width) const noexcept {
+        const std::uint64_t by_bytes = max_bytes / (sizeof(term_id) * std::max<std::size_t>(1, width));
+        return std::size_t(std::clamp<std::uint64_t>(std::min(max_rows, by_bytes), 1, std::numeric_limits<std::size_t>::max() / 2));
+    }
+    /// The budget for a message: which bound binds, and how it was set.
+    std::string describe(std::size_t width) const {
+        const std::uint64_t by_bytes = max_bytes / (sizeof(term_id) * std::max<std::size_t>(1, width));
+        if (max_rows <= by_bytes) return std::to_string(max_rows) + " rows (--max-intermediate-rows " + std::to_string(max_rows) + ")";
+        char size[32];
+        if (max_bytes % (1 << 20) == 0 || max_bytes >= std::uint64_t(1) << 30)
+            std::snprintf(size, sizeof size, "%.0fM", double(max_bytes) / double(1 << 20));
+        else std::snprintf(size, sizeof size, "%llu", static_cast<unsigned long long>(max_bytes));
+        return std::to_string(by_bytes) + " rows of " + std::to_string(width) + " ids (--memory-limit " + size +
+               (max_bytes == default_bytes() ? ", by default an eighth of this machine's memory)" : ")");
+    }
+};
+
+/// A query refused before it could exhaust memory (query_limits); what()
+/// names the patterns that multiplied out and how to raise the budget.
+struct result_too_large : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 struct encoded_query {
     std::vector<std::string> variables;
     std::vector<encoded_pattern> patterns;
@@ -56,12 +100,14 @@ struct encoded_query {
     std::vector<std::string> projection_names;
     bool distinct = false;
     std::optional<std::uint64_t> limit;
+    query_limits limits;
     /// A constant is not in the dictionary: no pattern can match it.
     bool unsatisfiable = false;
 };
 
-inline encoded_query encode(const query& q, const dictionary_view& dict) {
+inline encoded_query encode(const query& q, const dictionary_view& dict, const query_limits& limits = {}) {
     encoded_query e;
+    e.limits = limits;
     auto var_of = [&](const std::string& name) {
         const auto it = std::find(e.variables.begin(), e.variables.end(), name);
         if (it != e.variables.end()) return var_id(it - e.variables.begin());

@@ -27,9 +27,10 @@ struct prepared_query {
 };
 
 /// `ways`: planned to run split over that many cores (make_plan).
-inline prepared_query prepare(std::string_view text, const store_view& v, unsigned ways = 1) {
+/// `limits`: the budget for the tables its joins build (execute.hpp).
+inline prepared_query prepare(std::string_view text, const store_view& v, unsigned ways = 1, const query_limits& limits = {}) {
     prepared_query p;
-    p.encoded = encode(parse_query(text), v.dict);
+    p.encoded = encode(parse_query(text), v.dict, limits);
     p.chosen = make_plan(p.encoded, v, std::nullopt, ways);
     return p;
 }
@@ -43,13 +44,15 @@ inline query_answer answer(const prepared_query& p, const store_view& v) {
     return a;
 }
 
-inline query_answer run_query(std::string_view text, const store_view& v) { return answer(prepare(text, v), v); }
+inline query_answer run_query(std::string_view text, const store_view& v, const query_limits& limits = {}) {
+    return answer(prepare(text, v, 1, limits), v);
+}
 
 /// Answer `text` with every term materialised as TSV into `out` (cleared
 /// first, its capacity kept: a worker's or a benchmark's buffer), as a user
 /// would have it; returns the rows. What the bench and the task pool time.
-inline std::size_t answer_as_tsv(std::string_view text, const store_view& v, std::string& out) {
-    const query_answer a = run_query(text, v);
+inline std::size_t answer_as_tsv(std::string_view text, const store_view& v, std::string& out, const query_limits& limits = {}) {
+    const query_answer a = run_query(text, v, limits);
     out.clear();
     append_tsv(out, a.rows, a.names, v.dict);
     return a.rows.rows();
