@@ -15,7 +15,11 @@
 // too but never throws, so a writer alive while an exception, a core failure
 // or a stop unwinds the stack cannot terminate the program: during
 // unwinding the release's own error is dropped (the first error is the one
-// in flight); otherwise it goes to taco's uncaught-error handler.
+// in flight); so are a stop (nobody waits any more) and a core failure
+// (the platform recorded it before throwing it, and taco::run throws it at
+// its end, also when the program caught it meanwhile and went on with its
+// writer, or made a new one); any other error goes to taco's
+// uncaught-error handler.
 //
 // Composite objects specialise their proxies (the paper's graph proxies):
 // if T declares `reader_proxy` / `writer_proxy` types constructible from a
@@ -35,6 +39,7 @@
 #include <mesh/memory.hpp>
 #include <mesh/sharing_ptr.hpp>
 #include <taco/config.hpp>
+#include <taco/core_failure.hpp>
 #include <taco/remote_error.hpp>
 #include <taco/stopped_error.hpp>
 #include <taco/uncaught_error.hpp>
@@ -112,6 +117,11 @@ public:
             release();
         } catch (const taco::stopped_error&) {
             // the program is stopping: nobody waits for this release any more
+        } catch (const taco::core_failure&) {
+            // A core is gone (the broadcast could not reach it). The platform
+            // recorded the failure before throwing it here, and taco::run
+            // throws it when main returns, whether main caught an earlier
+            // report of it or not; the handler would abort instead.
         } catch (...) {
             if (std::uncaught_exceptions() > unwinding_) return; // the error in flight is the one to report
             taco::detail::report_uncaught(taco::error_info::current(taco::this_core()));
