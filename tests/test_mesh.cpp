@@ -686,3 +686,69 @@ TEST_CASE("a shared object used or destroyed again through a copy of its sharing
         CHECK(name == "destroyed");
     }
 }
+
+TEST_CASE("destroy_shared_object refuses while this core holds a proxy of the object", "[mesh][misuse]") {
+    for (auto m : {execution_mode::threads, execution_mode::processes}) {
+        std::string under_reader, under_readers, under_writer;
+        long read_after = 0, peek_after = 0, destroyed_once = -1;
+        bool kept = false;
+        test::run(cores(2, m), [&] {
+            auto p = mesh::make_shared_object<cell, ctl::broadcast>();
+            mesh::write(p)->set(42);
+            {
+                auto r = mesh::read(p);
+                try {
+                    mesh::destroy_shared_object(p);
+                } catch (const taco::usage_error& e) {
+                    under_reader = e.what();
+                }
+                kept = bool(p); // refused: the pointer still names the object
+                // Before, the object was destroyed under the reader and a new
+                // one took its memory: the reader then read 7.
+                auto other = mesh::make_shared_object<cell, ctl::broadcast>();
+                mesh::write(other)->set(7);
+                read_after = r->get();
+                mesh::destroy_shared_object(other);
+            }
+            {
+                auto r1 = mesh::read(p);
+                auto r2 = mesh::read(p);
+                auto moved = std::move(r1); // one proxy still, not two
+                try {
+                    mesh::destroy_shared_object(p);
+                } catch (const taco::usage_error& e) {
+                    under_readers = e.what();
+                }
+            }
+            {
+                auto w = mesh::write(p);
+                w->set(43);
+                try {
+                    mesh::destroy_shared_object(p);
+                } catch (const taco::usage_error& e) {
+                    under_writer = e.what();
+                }
+                peek_after = w.peek().v;
+                w.release(); // released: no longer held
+            }
+            CHECK(taco::sync(1, &read_cell, p) == 43);
+            mesh::destroy_shared_object(p); // no proxy left: destroyed
+            destroy_counted::destroyed = 0;
+            auto d = mesh::make_shared_object<destroy_counted, ctl::timestamp>();
+            { auto r = mesh::read(d); }
+            mesh::destroy_shared_object(d);
+            destroyed_once = destroy_counted::destroyed.load();
+        });
+        INFO((m == execution_mode::threads ? "threads" : "processes"));
+        CHECK_THAT(under_reader, Catch::StartsWith("mesh::destroy_shared_object: this core still holds 1 reader "
+                                                   "proxy (mesh::read) of the object; release it first"));
+        CHECK(kept);
+        CHECK(read_after == 42);
+        CHECK_THAT(under_readers, Catch::Contains("holds 2 reader proxies (mesh::read)") &&
+                                      Catch::Contains("release them first"));
+        CHECK_THAT(under_writer, Catch::Contains("holds 1 writer proxy (mesh::write)") &&
+                                     Catch::Contains("call a writer's release()"));
+        CHECK(peek_after == 43);
+        CHECK(destroyed_once == 1);
+    }
+}
