@@ -179,7 +179,7 @@ namespace detail {
 template <auto OnNotify, class State>
 void run_notification(address state, taco::core_id origin) {
     if (taco::this_core() == origin) return;
-    OnNotify(*private_instance(static_cast<State*>(state.p)));
+    OnNotify(state_in<State>(private_instance(state.p)));
     ++events().notifications;
 }
 template <class State>
@@ -213,12 +213,13 @@ namespace detail {
 template <consistency_controller C>
 struct ops_of {
     using state = typename C::state;
-    static state& s(void* p) noexcept { return *static_cast<state*>(p); }
+    static state& s(void* p) noexcept { return state_in<state>(p); }
     static constexpr controller_ops table{
         C::name,
         sizeof(state),
         +[](control_block& cb, void* st, std::uint64_t v) {
-            ::new (st) state{};
+            ::new (st) proxy_counts{}; // reused private memory keeps what its previous owner left
+            ::new (&s(st)) state{};
             controlled_object o(cb);
             C::adopt(o, s(st), v);
         },

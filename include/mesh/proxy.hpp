@@ -15,7 +15,15 @@
 // too but never throws, so a writer alive while an exception, a core failure
 // or a stop unwinds the stack cannot terminate the program: during
 // unwinding the release's own error is dropped (the first error is the one
-// in flight); otherwise it goes to taco's uncaught-error handler.
+// in flight); so are a stop (nobody waits any more) and a core failure
+// (the platform recorded it before throwing it, and taco::run throws it at
+// its end, also when the program caught it meanwhile and went on with its
+// writer, or made a new one); any other error goes to taco's
+// uncaught-error handler.
+//
+// Every proxy counts itself in its core's block of the object (proxy_counts,
+// detail/control_block.hpp), so that destroy_shared_object can refuse to
+// destroy an object under a proxy of the calling core.
 //
 // Composite objects specialise their proxies (the paper's graph proxies):
 // if T declares `reader_proxy` / `writer_proxy` types constructible from a
@@ -27,6 +35,7 @@
 #include <cstdlib>
 #include <exception>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -35,13 +44,37 @@
 #include <mesh/memory.hpp>
 #include <mesh/sharing_ptr.hpp>
 #include <taco/config.hpp>
+#include <taco/core_failure.hpp>
 #include <taco/remote_error.hpp>
 #include <taco/stopped_error.hpp>
 #include <taco/uncaught_error.hpp>
+#include <taco/usage_error.hpp>
 
 namespace mesh {
 
 namespace detail {
+
+/// The events of a destroyed object: the control block keeps this table
+/// after destroy_shared_object, so that a proxy or a second destroy through
+/// a copy of the sharing_ptr is refused instead of running on freed memory
+/// (~T twice). Always on: the proxies read the table anyway. Releases pass:
+/// they belong to proxies made before the destroy on other cores (the
+/// destroying core's own are refused by the destroy), whose per-core block
+/// is freed, so they do not count themselves out either.
+[[noreturn]] inline void destroyed_object(const char* what) {
+    throw taco::usage_error(std::string("mesh: ") + what +
+                            " of a shared object after destroy_shared_object (through a copy of its sharing_ptr?)");
+}
+inline constexpr controller_ops destroyed_ops{
+    "destroyed",
+    0,
+    +[](control_block&, void*, std::uint64_t) { destroyed_object("adopt"); },
+    +[](control_block&, void*) { destroyed_object("read"); },
+    +[](control_block&, void*) {},
+    +[](control_block&, void*) { destroyed_object("write"); },
+    +[](control_block&, void*, bool) {},
+};
+
 
 [[noreturn]] inline void second_writer(const control_block& cb, std::uint32_t holder) {
     std::fprintf(stderr,
@@ -61,14 +94,18 @@ public:
     explicit reader(const sharing_ptr<T>& p) : object_(p.unsafe_object()), block_(p.block()) {
         detail::require_run("mesh::read"); // before the control block, unmapped once the run has returned
         if (!block_) throw std::invalid_argument("mesh::read: null sharing_ptr");
-        state_ = private_instance(block_->state);
-        block_->ops().acquire_read(*block_, state_);
+        slot_ = private_instance(block_->state);
+        block_->ops().acquire_read(*block_, slot_);
+        ++detail::counts_in(slot_).readers; // acquired: from here on the destructor releases
     }
-    reader(reader&& o) noexcept : object_(o.object_), block_(std::exchange(o.block_, nullptr)), state_(o.state_) {}
+    reader(reader&& o) noexcept : object_(o.object_), block_(std::exchange(o.block_, nullptr)), slot_(o.slot_) {}
     reader(const reader&) = delete;
     reader& operator=(const reader&) = delete;
     ~reader() {
-        if (block_) block_->ops().release_read(*block_, state_);
+        if (!block_) return;
+        const detail::controller_ops& ops = block_->ops();
+        if (&ops != &detail::destroyed_ops) --detail::counts_in(slot_).readers;
+        ops.release_read(*block_, slot_);
     }
 
     const T* operator->() const noexcept { return object_; }
@@ -78,7 +115,7 @@ public:
 private:
     const T* object_;
     detail::control_block* block_;
-    void* state_; // this core's controller state: looked up once per proxy
+    void* slot_; // this core's block of the object (proxy counts, controller state): looked up once per proxy
 };
 
 /// Read and write access to a shared object, for the proxy's lifetime.
@@ -93,16 +130,17 @@ public:
         if (std::uint32_t holder = detail::shared_word<std::uint32_t>::exchange(block_->writer, me); holder != 0)
             detail::second_writer(*block_, holder);
 #endif
-        state_ = private_instance(block_->state);
+        slot_ = private_instance(block_->state);
         try {
-            block_->ops().acquire_write(*block_, state_);
+            block_->ops().acquire_write(*block_, slot_);
         } catch (...) {
             drop_claim(*block_);
             throw;
         }
+        ++detail::counts_in(slot_).writers; // acquired: from here on the destructor releases
     }
     writer(writer&& o) noexcept
-        : object_(o.object_), block_(std::exchange(o.block_, nullptr)), state_(o.state_), modified_(o.modified_),
+        : object_(o.object_), block_(std::exchange(o.block_, nullptr)), slot_(o.slot_), modified_(o.modified_),
           unwinding_(o.unwinding_) {}
     writer(const writer&) = delete;
     writer& operator=(const writer&) = delete;
@@ -112,6 +150,11 @@ public:
             release();
         } catch (const taco::stopped_error&) {
             // the program is stopping: nobody waits for this release any more
+        } catch (const taco::core_failure&) {
+            // A core is gone (the broadcast could not reach it). The platform
+            // recorded the failure before throwing it here, and taco::run
+            // throws it when main returns, whether main caught an earlier
+            // report of it or not; the handler would abort instead.
         } catch (...) {
             if (std::uncaught_exceptions() > unwinding_) return; // the error in flight is the one to report
             taco::detail::report_uncaught(taco::error_info::current(taco::this_core()));
@@ -124,7 +167,9 @@ public:
         if (!block_) return;
         detail::control_block& cb = *std::exchange(block_, nullptr);
         drop_claim(cb);
-        cb.ops().release_write(cb, state_, modified_);
+        const detail::controller_ops& ops = cb.ops();
+        if (&ops != &detail::destroyed_ops) --detail::counts_in(slot_).writers; // released, even if it fails
+        ops.release_write(cb, slot_, modified_);
     }
 
     T* operator->() noexcept {
@@ -150,7 +195,7 @@ private:
 
     T* object_;
     detail::control_block* block_;
-    void* state_;
+    void* slot_; // as the reader's
     bool modified_ = false;
     int unwinding_ = std::uncaught_exceptions(); // at construction: more at destruction = unwinding
 };

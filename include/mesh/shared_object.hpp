@@ -9,7 +9,9 @@
 // and has every core adopt it (refresh its view, initialise its controller
 // state) over the broadcast tree. When it returns, every core may read the
 // object.
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <exception>
 #include <new>
@@ -65,24 +67,7 @@ inline void adopt(address block) {
     cb.ops().adopt(cb, private_instance(cb.state), version);
 }
 
-/// The events of a destroyed object: the control block keeps this table
-/// after destroy_shared_object, so that a proxy or a second destroy through
-/// a copy of the sharing_ptr is refused instead of running on freed memory
-/// (~T twice). Always on: the proxies read the table anyway. Releases pass:
-/// they belong to proxies made before the destroy.
-[[noreturn]] inline void destroyed_object(const char* what) {
-    throw taco::usage_error(std::string("mesh: ") + what +
-                            " of a shared object after destroy_shared_object (through a copy of its sharing_ptr?)");
-}
-inline constexpr controller_ops destroyed_ops{
-    "destroyed",
-    0,
-    +[](control_block&, void*, std::uint64_t) { destroyed_object("adopt"); },
-    +[](control_block&, void*) { destroyed_object("read"); },
-    +[](control_block&, void*) {},
-    +[](control_block&, void*) { destroyed_object("write"); },
-    +[](control_block&, void*, bool) {},
-};
+// The events of a destroyed object (destroyed_ops): proxy.hpp.
 
 /// A destroyed object's control block. Debug builds hold the last
 /// retired_blocks::capacity of them back per core, so that the table above
@@ -112,6 +97,20 @@ inline void retire(control_block* cb) {
     held.pop_front();
 #endif
     deallocate_fast_block(cb);
+}
+
+[[noreturn]] inline void proxies_held(const proxy_counts& held) {
+    auto count = [](std::uint32_t n, const char* what) {
+        return std::to_string(n) + " " + what + (n == 1 ? " proxy" : " proxies");
+    };
+    std::string what;
+    if (held.readers) what = count(held.readers, "reader") + " (mesh::read)";
+    if (held.readers && held.writers) what += " and ";
+    if (held.writers) what += count(held.writers, "writer") + " (mesh::write)";
+    throw taco::usage_error("mesh::destroy_shared_object: this core still holds " + what +
+                            " of the object; release " + (held.readers + held.writers == 1 ? "it" : "them") +
+                            " first (end the proxy's scope, or call a writer's release()): a proxy that outlived "
+                            "the destroy would read freed memory, soon another object's");
 }
 
 /// Frees what make_shared_object allocated, unless released.
@@ -173,7 +172,8 @@ sharing_ptr<T> make_shared_object(Args&&... args) {
     g.object = allocate(sizeof(T), memory_mode::cached, alignof(T));
     static_assert(sizeof(detail::control_block) == detail::home_allocators::fast_block_bytes);
     g.block = detail::allocate_fast_block();
-    g.state = allocate_private(sizeof(typename C::state));
+    using state = typename C::state;
+    g.state = allocate_private(detail::state_offset<state> + sizeof(state), std::max<std::size_t>(64, alignof(state)));
 
     auto* cb = ::new (g.block) detail::control_block{};
     cb->controller_table = taco::image_ptr(&detail::ops_of<C>::table);
@@ -202,9 +202,12 @@ sharing_ptr<T> make_shared_object(Args&&... args) {
 
 /// Destroy a shared object: runs ~T on the calling core (after refreshing
 /// its view, so the destructor sees the current state and can free extra
-/// memory it owns), then frees the object's memory. No proxy may be alive;
-/// a proxy or a destroy through a copy of the sharing pointer afterwards
-/// throws taco::usage_error (in release builds until the memory is reused).
+/// memory it owns), then frees the object's memory. No proxy may be alive:
+/// one of the calling core's is refused with taco::usage_error (always);
+/// one held on another core cannot be seen from here, and reads freed
+/// memory. A proxy or a destroy through a copy of the sharing pointer
+/// afterwards throws taco::usage_error (in release builds until the memory
+/// is reused).
 template <class T>
 void destroy_shared_object(sharing_ptr<T>& p) {
     detail::require_run("mesh::destroy_shared_object"); // the control block is unmapped once the run has returned
@@ -213,6 +216,10 @@ void destroy_shared_object(sharing_ptr<T>& p) {
     if (&cb->ops() == &detail::destroyed_ops)
         throw taco::usage_error("mesh::destroy_shared_object: the object was destroyed already (through a copy "
                                 "of its sharing_ptr?)");
+    // Before the writer below: in debug builds a writer held here would
+    // otherwise abort as a second writer, with a message about writers.
+    if (const detail::proxy_counts& held = detail::counts_in(private_instance(cb->state)); held.readers | held.writers)
+        detail::proxies_held(held);
     {
         writer<T> w(p); // acquire: the current state, and the debug single-writer check
         cb->type().destroy(cb->object);

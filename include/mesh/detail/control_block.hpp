@@ -61,7 +61,9 @@ struct part_list {
     part entries[1]; ///< capacity of them (allocated as one block)
 };
 
-/// A controller's consistency events, erased so that sharing_ptr<T> does not
+/// A controller's consistency events (`state` is this core's instance of
+/// the object's per-core block: proxy_counts, then the controller's state),
+/// erased so that sharing_ptr<T> does not
 /// name its controller (the controller is chosen when the object is made,
 /// so benchmarks and applications can swap it at run time). One indirect
 /// call per event; the table sits at the same address on every core (same
@@ -76,6 +78,27 @@ struct controller_ops {
     void (*release_write)(control_block&, void* state, bool modified);
 };
 
+/// This core's live proxies of one object, at the start of the object's
+/// core-private block (the controller's state follows it: state_offset).
+/// destroy_shared_object refuses while either count is not zero: a proxy
+/// that outlived the destroy would read freed memory, soon another
+/// object's. Core-private, so counting costs a proxy an increment and a
+/// decrement of a line its acquire reads anyway, no shared-memory traffic
+/// (hence always on); and for the same reason a core sees only its own
+/// proxies, not those other cores hold.
+struct proxy_counts {
+    std::uint32_t readers;
+    std::uint32_t writers;
+};
+/// Where a controller's per-core state starts in its core-private block.
+template <class State>
+inline constexpr std::size_t state_offset = (sizeof(proxy_counts) + alignof(State) - 1) / alignof(State) * alignof(State);
+template <class State>
+State& state_in(void* slot) noexcept {
+    return *reinterpret_cast<State*>(static_cast<char*>(slot) + state_offset<State>);
+}
+inline proxy_counts& counts_in(void* slot) noexcept { return *static_cast<proxy_counts*>(slot); }
+
 /// One cache line: everything a reader's acquire touches is in it. The
 /// tables are image-relative (taco/image_ptr.hpp): cluster ranks load the
 /// program at different addresses, and all of them read this block.
@@ -83,7 +106,7 @@ struct alignas(64) control_block {
     taco::image_ptr<const controller_ops*> controller_table;
     void* object;
     std::size_t bytes;
-    void* state; ///< core-private logical address of the controller's per-core state
+    void* state; ///< core-private logical address of the per-core block: proxy_counts, then the controller's state
     taco::image_ptr<const type_ops*> type_table;
     /// Seqlock over the object's memory: odd while a write-back copies, and
     /// version / 2 counts the write-backs (the Timestamp controller's
