@@ -157,6 +157,7 @@ void invoke_checked(core_id dest, T* object, const Call& call, M&&... m) {
     (apply_modifier(o, m), ...);
     const auto cont = make_continuation<R, Mods>(o, std::forward<M>(m)...);
     using Cont = std::remove_const_t<decltype(cont)>;
+    const disarm_on_throw<Cont> refused(cont); // a carried size refused, a stop: the future must not wait
     using Req = request<T, Call, Cont>;
     object_ref<T> target{};
     if constexpr (!std::is_void_v<T>) target.ptr = object;

@@ -46,7 +46,11 @@ public:
         if (!state_) throw std::invalid_argument("taco::barrier_ref: null reference");
         detail::require_can_wait(); // an arrival is counted at once: refuse before it is sent
         future<void> done;
-        async(state_, &detail::barrier_state::arrive, detail::future_continuation<void>{this_core(), done.arm()});
+        const detail::future_continuation<void> release{this_core(), done.arm()};
+        {
+            const detail::disarm_on_throw<detail::future_continuation<void>> refused(release);
+            async(state_, &detail::barrier_state::arrive, release);
+        }
         done.get();
     }
 

@@ -102,6 +102,7 @@ struct target_traits<group<T>> {
             start_at_root(g.root, &collective_ops<T>::template at_each<Call, How>, call, how);
         } else {
             const auto cont = make_continuation<void, Mods>(o, std::forward<M>(m)...);
+            const disarm_on_throw<std::remove_const_t<decltype(cont)>> refused(cont);
             using sink = final_sink<std::remove_const_t<decltype(cont)>, true>;
             // Completion = a reduction of "unit" values: results are discarded.
             start_at_root(g.root, &collective_ops<T>::template reduce<Call, unit_combiner, sink, true, How>, call,
@@ -142,6 +143,7 @@ template <class T, class F, class... A, class Comb, class... M>
         (detail::apply_modifier(o, m), ...);
         auto how = detail::how_members_run<Mods>(o);
         const auto c = detail::make_continuation<R, Mods>(o, std::forward<M>(m)...);
+        const detail::disarm_on_throw<std::remove_const_t<decltype(c)>> refused(c);
         using sink = detail::final_sink<std::remove_const_t<decltype(c)>, false>;
         detail::start_at_root(g.root, &detail::collective_ops<T>::template reduce<Call, Comb, sink, false, decltype(how)>,
                               call, comb, sink{c}, how);
@@ -174,6 +176,8 @@ void gather(group<T> g, const bound_call<F, A...>& call, std::span<R> out, futur
         throw std::invalid_argument("taco::gather: the result array has " + std::to_string(out.size()) +
                                     " elements, the group " + std::to_string(g.size));
     detail::future_state<void>* d = done.arm(); // first: it throws if `done` still waits, and nothing is taken yet
+    const detail::future_continuation<void> armed{this_core(), d};
+    const detail::disarm_on_throw<detail::future_continuation<void>> refused(armed);
     using helper = detail::gather_array_helper<R>;
     helper* h = detail::helper_pool<helper>::acquire();
     *h = helper{out.data(), g.size, d, std::nullopt};

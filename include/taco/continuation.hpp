@@ -9,6 +9,7 @@
 //   taco::then(core, &on_result, a)        // on_result(a, result) on `core`
 //
 // A void result calls the continuation with the bound arguments only.
+#include <exception>
 #include <type_traits>
 #include <utility>
 
@@ -67,6 +68,30 @@ struct future_continuation {
         if (core == this_core()) target->set_error(e);
         else runtime().send<future_fail_message<R>>(core, target, e);
     }
+};
+
+/// What a refused invocation undoes (the completion's arm), so that its
+/// future does not wait for a result that will never come: a guard made
+/// right after the continuation, active while the invocation is sent.
+template <class Cont>
+void disarm(const Cont&) noexcept {}
+template <class R>
+void disarm(const future_continuation<R>& c) noexcept {
+    if (c.core == this_core()) c.target->disarm();
+}
+template <class Cont>
+class disarm_on_throw {
+public:
+    explicit disarm_on_throw(const Cont& c) noexcept : c_(c) {}
+    disarm_on_throw(const disarm_on_throw&) = delete;
+    disarm_on_throw& operator=(const disarm_on_throw&) = delete;
+    ~disarm_on_throw() {
+        if (std::uncaught_exceptions() > unwinding_) disarm(c_);
+    }
+
+private:
+    const Cont& c_;
+    int unwinding_ = std::uncaught_exceptions();
 };
 
 /// Invokes `call` (with the result appended to its bound arguments) on

@@ -95,6 +95,12 @@ public:
         state_ = state::pending;
         error_.reset();
     }
+    /// Undo arm() when the invocation was refused before anything was sent:
+    /// nothing will come, so a wait must not wait (and the future reads as
+    /// one no invocation was given).
+    void disarm() noexcept {
+        if (state_ == state::pending) state_ = state::unarmed;
+    }
     R take() {
         state_ = state::taken;
         return value_.take();
@@ -226,9 +232,20 @@ public:
     ~future() { release(); }
 
     /// Used by taco::call and the spawns: start the work on this very object.
+    /// A start that throws has sent nothing (the invocation paths disarm
+    /// what they armed when they refuse): its state goes back at once, as
+    /// no destructor runs for a future whose constructor threw.
     template <class Start>
     future(detail::start_tag, Start&& start) {
-        std::forward<Start>(start)(*this);
+        try {
+            std::forward<Start>(start)(*this);
+        } catch (...) {
+            if (s_) {
+                s_->disarm();
+                detail::future_state<R>::recycle(std::exchange(s_, nullptr));
+            }
+            throw;
+        }
     }
 
     /// True if a result is on its way or here and not taken yet (as

@@ -79,6 +79,21 @@ public:
     }
 };
 
+/// A refused invocation with a timeout: close its slot and stop its timer
+/// (the timer would otherwise time out a state that may serve another
+/// future by then), and disarm the future.
+template <class R>
+void disarm(const timed_future_continuation<R>& c) noexcept {
+    auto& rt = runtime();
+    if (auto* s = rt.slots().claim(c.slot, c.generation)) {
+        if (s->timer->timer_hook.is_linked()) {
+            rt.cancel_timer(*s->timer);
+            s->timer->discard();
+        }
+        static_cast<future_state<R>*>(s->future)->disarm();
+    }
+}
+
 /// Arm `f`, open its slot and start the timeout timer.
 template <class R>
 timed_future_continuation<R> arm_with_timeout(future<R>& f, task_clock::duration limit) {

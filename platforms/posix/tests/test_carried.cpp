@@ -4,9 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <test_support.hpp>
@@ -127,5 +129,19 @@ TEST_CASE("carried data beyond taco::max_carried_bytes is refused before anythin
                             Catch::Contains("more than 256 MiB (taco::max_carried_bytes)"));
         // No piece of the refused ones reached core 1 ahead of this one.
         CHECK(taco::sync(1, &count_char, small, 'x') == 100);
+        // A future given to a refused invocation is left as if none had
+        // been: waiting is a usage error, not a wait for ever (nor, with a
+        // timeout, a timer that fires later on its reused state), and it
+        // takes the next invocation.
+        const std::vector<int> too_many(taco::max_carried_bytes / sizeof(int) + 1);
+        taco::future<long> f;
+        REQUIRE_THROWS_AS(taco::async(1, taco::m2f(&sum_vector, too_many), f), taco::usage_error);
+        CHECK_THROWS_WITH(f.wait(), Catch::Contains("no invocation was given"));
+        REQUIRE_THROWS_AS(taco::async(1, taco::m2f(&sum_vector, too_many), f, taco::timeout(std::chrono::milliseconds(1))),
+                          taco::usage_error);
+        CHECK_THROWS_WITH(f.wait(), Catch::Contains("no invocation was given"));
+        std::this_thread::sleep_for(std::chrono::milliseconds(5)); // past the refused one's limit
+        taco::async(1, taco::m2f(&sum_vector, std::vector<int>{1, 2, 3}), f, taco::timeout(std::chrono::seconds(60)));
+        CHECK(f.get() == 6);
     });
 }
