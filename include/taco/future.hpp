@@ -10,7 +10,6 @@
 #include <string>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include <taco/core_id.hpp>
 #include <taco/remote_error.hpp>
@@ -149,7 +148,7 @@ public:
         return new future_state();
     }
     static void recycle(future_state* s) noexcept {
-        if (s->state_ == state::value) s->value_.clear(); // an untaken value goes now, not at reuse
+        s->value_.clear(); // a value (or what a get() moved from) goes now, not at reuse
         s->error_.reset();
         s->waiter_ = nullptr;
         s->state_ = state::unarmed;
