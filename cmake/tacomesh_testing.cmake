@@ -56,7 +56,9 @@ set(TACOMESH_MESH_SUITES
 function(tacomesh_test_settings target)
   target_link_libraries(${target} PRIVATE tacomesh::test_support tacomesh_warnings)
   target_compile_definitions(${target} PRIVATE TACO_DEBUG_CHECKS=1)
-  target_compile_options(${target} PRIVATE $<$<CONFIG:RelWithDebInfo,Release>:-O1>)
+  if(NOT TACOMESH_SANITIZE) # the sanitizer trees choose their level (build.sh)
+    target_compile_options(${target} PRIVATE $<$<CONFIG:RelWithDebInfo,Release>:-O1>)
+  endif()
 endfunction()
 
 # A Catch2 test program: its sources, the shared main, the suites it runs
