@@ -653,16 +653,23 @@ taco::co_task<void> failing(taco::global_ptr<store> a) {
     co_await x; // rethrows the remote exception inside the coroutine, which lets it escape
 }
 taco::co_task<long> misusing(taco::global_ptr<store> a) { co_return taco::sync(a, &store::get); }
+taco::co_task<long> fetch_both(taco::global_ptr<store> a, taco::global_ptr<store> b) {
+    // A temporary future (when_all's, a then()'s) lives in the frame across the suspension.
+    auto [x, y] = co_await taco::when_all(taco::call(a, &store::get), taco::call(b, &store::get));
+    co_return co_await taco::call(a, &store::get).then([x = x, y = y](long z) { return x + y + z; });
+}
 } // namespace
 
 TEST_CASE("C++20 coroutine tasks co_await futures assigned by other cores", "[tasks][co_task]") {
     long sum = 0;
+    long sum_of_three = 0;
     std::string error, misuse;
     test::run(test::on_cores(3), [&] {
         auto a = taco::new_on<store>(1).get(), b = taco::new_on<store>(2).get();
         taco::sync(a, &store::set, 30L);
         taco::sync(b, &store::set, 12L);
         sum = taco::spawn(fetch_twice(a, b)).get();
+        sum_of_three = taco::spawn(fetch_both(a, b)).get();
         try {
             taco::spawn(failing(a)).get();
         } catch (const taco::remote_error& e) {
@@ -678,6 +685,7 @@ TEST_CASE("C++20 coroutine tasks co_await futures assigned by other cores", "[ta
         taco::delete_on(b);
     });
     REQUIRE(sum == 42);
+    REQUIRE(sum_of_three == 72);
     REQUIRE(error.find("store failed") != std::string::npos);
     REQUIRE(misuse.find("co_await") != std::string::npos);
 }

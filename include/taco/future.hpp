@@ -23,6 +23,11 @@ namespace taco {
 template <class R>
 class future;
 
+namespace detail {
+template <class R>
+struct future_access;
+}
+
 /// Thrown by future::get() when the result did not come within its limit
 /// (the taco::timeout option).
 class timeout_error : public std::runtime_error {
@@ -32,6 +37,18 @@ public:
 
 namespace detail {
 struct start_tag {};
+
+/// What a future's state runs when its result comes, instead of waking a
+/// task: a chain (future::then, when_all: detail/future_chain.hpp). It runs
+/// on the state's core, inside whatever assigned the state, and may recycle
+/// that state (it owns it): the state touches nothing of itself after.
+class ready_hook {
+public:
+    virtual void fire() = 0;
+
+protected:
+    ~ready_hook() = default;
+};
 
 template <class R>
 struct future_value {
@@ -112,6 +129,9 @@ public:
         if (waiter_ && waiter_ != &t) throw blocking_error("taco: two tasks wait on one future; give each its own");
         waiter_ = &t;
     }
+    /// Run `h` when the result comes (it has not yet): the state belongs to
+    /// the chain from now on, and no task can wait on it.
+    void fire_when_ready(ready_hook& h) noexcept { hook_ = &h; }
     /// Suspend the coroutine `t` until the result has come (the others
     /// cannot block: they throw).
     void block_in(task& t) {
@@ -151,6 +171,7 @@ public:
         s->value_.clear(); // a value (or what a get() moved from) goes now, not at reuse
         s->error_.reset();
         s->waiter_ = nullptr;
+        s->hook_ = nullptr;
         s->state_ = state::unarmed;
         if (core* rt = tls_runtime) [[likely]] {
             if (rt->core_local<free_list>().push(s)) return;
@@ -184,14 +205,21 @@ private:
 
     void became_ready(state s) {
         state_ = s;
-        // Tested before it is cleared: almost always no task waits.
+        // Tested before they are cleared: almost always no task waits and
+        // no chain hangs on the result. A hook may recycle this state (and
+        // the free list hand it out again at once): nothing of it is
+        // touched after fire().
         if (task* w = waiter_) [[unlikely]] {
             waiter_ = nullptr;
             runtime().make_ready(*w);
+        } else if (ready_hook* h = hook_) [[unlikely]] {
+            hook_ = nullptr;
+            h->fire();
         }
     }
 
     task* waiter_ = nullptr;
+    ready_hook* hook_ = nullptr; // a chain (never together with a waiting task)
     future_state* next_free_ = nullptr; // in the core's free list
     future_value<R> value_;
     std::optional<std::string> error_;
@@ -283,6 +311,19 @@ public:
         s_->wake_when_ready(t);
     }
 
+    /// Chain a step on the result, which runs on this core as soon as the
+    /// result comes (here and now if it has): `fn(value)` (a tuple is
+    /// unpacked, void gives no argument), and the future returned carries
+    /// its result, or its exception; a step that returns a future is waited
+    /// for, so chains stay flat. Or a taco::then continuation, which gets the
+    /// value as an invocation does (then returns nothing). An error (or a
+    /// timeout) skips a local step and goes on to the returned future; a
+    /// taco::then continuation reports it as uncaught. Takes this future
+    /// over, as HPX does: it is left empty, and dropping it does not wait.
+    /// See detail/future_chain.hpp.
+    template <class F>
+    auto then(F&& fn);
+
     // --- used by continuations, on this future's core ---
     /// Arm for a new result and return the state its continuation assigns.
     detail::future_state<R>* arm() {
@@ -297,6 +338,8 @@ public:
     }
 
 private:
+    friend struct detail::future_access<R>;
+
     void release() noexcept {
         if (!s_) return;
         // Never throws: on a stopping core the result will not come anyway,
@@ -322,3 +365,5 @@ private:
 };
 
 } // namespace taco
+
+#include <taco/detail/future_chain.hpp>

@@ -63,11 +63,6 @@ struct timeout {
 
 namespace detail {
 
-template <class X>
-inline constexpr bool is_future_v = false;
-template <class R>
-inline constexpr bool is_future_v<future<R>> = true;
-
 /// Continuations made by taco::then (continuation.hpp) say so.
 template <class C>
 inline constexpr bool is_then_v = requires { requires C::is_taco_continuation; };

@@ -137,5 +137,11 @@ template <class R>
 detail::future_awaiter<R> operator co_await(future<R>& f) {
     return {f};
 }
+/// co_await on a temporary (taco::when_all(a, b), a then()): it lives in the
+/// coroutine's frame until the co_await has its value.
+template <class R>
+detail::future_awaiter<R> operator co_await(future<R>&& f) {
+    return {f};
+}
 
 } // namespace taco
