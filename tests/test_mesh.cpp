@@ -346,6 +346,7 @@ struct shared_vector : mesh::sharing_aware<shared_vector> {
     void add_to_all(long d) {
         for (std::size_t i = 0; i < n; ++i) data[i] += d;
     }
+    using shared_members = mesh::members<&shared_vector::data, &shared_vector::n, &shared_vector::me>;
 };
 
 long vector_sum(mesh::sharing_ptr<shared_vector> p) { return mesh::read(p)->sum(); }
