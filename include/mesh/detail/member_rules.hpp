@@ -109,10 +109,15 @@ template <class T, bool Ranges, auto... M>
 constexpr bool check_declared(members<M...>);
 
 /// The probe's hook: every leaf of an aggregate, as its type is deduced.
+/// A trivially copyable member struct (a std::array of numbers) is one
+/// leaf of its object, checked by itself: its own leaves do not count
+/// against the object's max_member_leaves.
 template <bool Ranges>
 struct leaf_rules {
     template <class U>
     static constexpr bool leaf = check_member<U, Ranges>();
+    template <class U>
+    static constexpr bool whole = std::is_trivially_copyable_v<U>;
 };
 
 template <class T, bool Ranges>
@@ -123,8 +128,8 @@ constexpr bool check_leaves() {
     constexpr std::size_t n = leaf_count<T, any_leaf_of<leaf_rules<Ranges>>, max_member_leaves>();
     static_assert(n <= max_member_leaves || std::is_trivially_copyable_v<T>,
                   "mesh::make_shared_object: this aggregate (the T of check_leaves<T, ...> above) has more than 64 "
-                  "leaves (a large array member?), past which its members are not looked into: declare its data "
-                  "members instead, after them: using shared_members = mesh::members<&T::a, &T::b, ...>; "
+                  "leaves (a large array member? a std::array counts as one), past which its members are not "
+                  "looked into: declare its data members instead, after them: using shared_members = mesh::members<&T::a, &T::b, ...>; "
                   "(mesh/shared_members.hpp)");
     return true;
 }

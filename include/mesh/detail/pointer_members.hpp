@@ -25,15 +25,19 @@ namespace mesh::detail {
 inline constexpr std::size_t max_leaves = 64;
 
 /// Check::template leaf<U> is instantiated for every type the probe is
-/// asked to convert to (leaves, and the aggregates elided into).
+/// asked to convert to (leaves, and the aggregates elided into); an
+/// aggregate for which Check::template whole<U> holds is taken as one leaf
+/// (no elision into it: the check looks into it by itself).
 struct unchecked {
     template <class U>
     static constexpr bool leaf = true;
+    template <class U>
+    static constexpr bool whole = false;
 };
 template <class Check>
 struct any_leaf_of {
     template <class U, bool = Check::template leaf<U>>
-        requires(!std::is_aggregate_v<U>)
+        requires(!std::is_aggregate_v<U> || Check::template whole<U>)
     operator U() const noexcept;
 };
 using any_leaf = any_leaf_of<unchecked>;
