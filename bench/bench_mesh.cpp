@@ -104,6 +104,7 @@ struct array_object : mesh::sharing_aware<array_object> {
         visit(data, n);
     }
     std::uint8_t first() const { return data[0]; }
+    using shared_members = mesh::members<&array_object::data, &array_object::n>; // data: listed in extra_ranges
 };
 
 /// Modify one byte through the writer (operator-> marks the object modified).
@@ -552,6 +553,7 @@ void map_ops(benchmark::State& state, std::size_t bytes) {
 struct big_invariant : mesh::sharing_aware<big_invariant> {
     mesh::vector<long> v;
     explicit big_invariant(std::size_t n) : v(n, 0L) {}
+    using shared_members = mesh::members<&big_invariant::v>;
 };
 struct integrity_result {
     long reads = 0, weak = 0;

@@ -7,10 +7,14 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <csignal>
 #include <thread>
+#include <tuple>
+#include <variant>
+#include <vector>
 
 #include <test_support.hpp> // test::on_cores and test::mesh_cores: the platform these suites run on
 
@@ -346,6 +350,7 @@ struct shared_vector : mesh::sharing_aware<shared_vector> {
     void add_to_all(long d) {
         for (std::size_t i = 0; i < n; ++i) data[i] += d;
     }
+    using shared_members = mesh::members<&shared_vector::data, &shared_vector::n, &shared_vector::me>;
 };
 
 long vector_sum(mesh::sharing_ptr<shared_vector> p) { return mesh::read(p)->sum(); }
@@ -396,6 +401,137 @@ TEST_CASE("without SharingAware the extra array would be stale (the test above c
         CHECK(taco::sync(1, +[](mesh::sharing_ptr<hidden> h) { return mesh::read(h)->first(); }, p) == 1);
         mesh::destroy_shared_object(p);
         mesh::deallocate(arr);
+    });
+}
+
+// ---- what a SharingAware object may hold (mesh/detail/member_rules.hpp) -----
+// The refusals are the negative-compile tests (tests/neg/sharing_aware_*);
+// here, the shapes that pass, and a port with private members that declares
+// them and works where memory is private.
+
+namespace {
+
+/// The port of the issue that motivated the check: a graph as CSR in shared
+/// containers, private members declared.
+class ring_graph : public mesh::sharing_aware<ring_graph> {
+public:
+    explicit ring_graph(std::uint32_t n) : vertices_(n) {
+        for (std::uint32_t v = 0; v < n; ++v) { // v -> v + 1 and v -> v - 1
+            first_.push_back(targets_.size());
+            targets_.push_back((v + 1) % n);
+            targets_.push_back((v + n - 1) % n);
+        }
+        first_.push_back(targets_.size());
+    }
+    /// Vertices reached from vertex 0.
+    std::uint32_t reached() const {
+        std::vector<char> seen(vertices_, 0);
+        std::vector<std::uint32_t> todo{0};
+        seen[0] = 1;
+        std::uint32_t count = 1;
+        while (!todo.empty()) {
+            const std::uint32_t v = todo.back();
+            todo.pop_back();
+            for (std::uint64_t e = first_[v]; e < first_[v + 1]; ++e)
+                if (!seen[targets_[e]]) {
+                    seen[targets_[e]] = 1;
+                    ++count;
+                    todo.push_back(targets_[e]);
+                }
+        }
+        return count;
+    }
+
+private:
+    std::uint32_t vertices_;
+    mesh::vector<std::uint64_t> first_;
+    mesh::vector<std::uint32_t> targets_;
+
+public:
+    using shared_members = mesh::members<&ring_graph::vertices_, &ring_graph::first_, &ring_graph::targets_>;
+};
+
+std::uint32_t reached_here(mesh::sharing_ptr<ring_graph> g) { return mesh::read(g)->reached(); }
+
+template <class T>
+constexpr bool passes = mesh::detail::check_sharing_aware<T, mesh::has_extra_ranges<T>>();
+
+struct nested_containers : mesh::sharing_aware<nested_containers> {
+    struct part {
+        mesh::vector<int> values[2];
+        mesh::string name;
+    };
+    std::array<part, 3> parts;
+    mesh::hash_map<std::uint64_t, double> weights;
+};
+static_assert(passes<nested_containers>);
+
+struct coherent_std_containers : mesh::sharing_aware<coherent_std_containers> { // worker_output's way (apps/rdf)
+    template <class E>
+    using in_place = mesh::allocator<E, mesh::memory_mode::non_cached>;
+    std::vector<long, in_place<long>> cells;
+    std::basic_string<char, std::char_traits<char>, in_place<char>> text;
+};
+static_assert(passes<coherent_std_containers>);
+
+struct standard_wrappers : mesh::sharing_aware<standard_wrappers> {
+    std::optional<long> limit;
+    std::pair<int, mesh::sharing_ptr<cell>> named;
+    std::tuple<int, double, char> row;
+    std::variant<long, double> value;
+    std::atomic<long> hits;
+    long (*combine)(long, long); // a function pointer: the same code on every core of a run
+};
+static_assert(passes<standard_wrappers>);
+
+struct listed_pointer : mesh::sharing_aware<listed_pointer> {
+    double* data; // from mesh::allocate, listed below
+    std::size_t n;
+    template <class Visit>
+    void extra_ranges(Visit&& visit) const {
+        visit(data, n * sizeof(double));
+    }
+};
+static_assert(passes<listed_pointer>);
+
+class vouched { // trusted by its own declaration
+    std::vector<int> v_;
+
+public:
+    vouched() = default;
+    using shared_members = mesh::trust_members<vouched>;
+};
+class vouched_from_outside {
+    std::vector<int> v_;
+
+public:
+    vouched_from_outside() = default;
+};
+class opaque_bytes { // trivially copyable, private: owns nothing
+    long a_ = 0, b_ = 0;
+
+public:
+    opaque_bytes() = default;
+};
+struct opted_in_members : mesh::sharing_aware<opted_in_members> {
+    vouched a;
+    vouched_from_outside b;
+    opaque_bytes c;
+    std::array<long, 100> table; // one leaf, looked into by itself (beyond 64 leaves: numbers only)
+};
+
+} // namespace
+template <>
+inline constexpr bool mesh::enable_sharing<vouched_from_outside> = true;
+static_assert(passes<opted_in_members>);
+
+TEST_CASE("SharingAware with private members: declared, refreshed in every core's view", "[mesh][processes][sharing_aware]") {
+    test::run(cores(3, execution_mode::processes), [] {
+        auto g = mesh::make_shared_object<ring_graph>(400u);
+        CHECK(mesh::read(g)->reached() == 400);
+        CHECK(taco::sync(1, &reached_here, g) == 400);
+        CHECK(taco::sync(2, &reached_here, g) == 400);
+        mesh::destroy_shared_object(g);
     });
 }
 

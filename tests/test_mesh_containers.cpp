@@ -44,6 +44,8 @@ struct catalogue : mesh::sharing_aware<catalogue> {
         }
         label = "first";
     }
+    using shared_members =
+        mesh::members<&catalogue::ids, &catalogue::weight, &catalogue::values, &catalogue::label>;
 };
 using cat_ptr = mesh::sharing_ptr<catalogue>;
 

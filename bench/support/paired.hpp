@@ -4,8 +4,8 @@
 // ratios are the figures that mean something on a machine whose cross-core
 // latency shifts by ~4x within seconds (see bench/README.md).
 #include <benchmark/benchmark.h>
-#include <sched.h>
 #include <taco/config.hpp>
+#include <taco/paired_timing.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -16,7 +16,14 @@
 
 namespace bench {
 
-using clock_type = std::chrono::steady_clock;
+// Clock, medians, batches: taco/paired_timing.hpp, which the controller
+// bench users run on their own types shares.
+using taco::timing::calibrate;
+using taco::timing::clock_type;
+using taco::timing::median;
+using taco::timing::ns_since;
+using taco::timing::quantile;
+using taco::timing::time_batch;
 
 /// BENCH_SMOKE=1 (CI): every size shrinks, only "does it run" is checked.
 inline bool smoke() {
@@ -27,43 +34,6 @@ inline bool smoke() {
     return on;
 }
 
-inline double ns_since(clock_type::time_point t0) {
-    return std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();
-}
-
-inline double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
-/// Operations per batch so that one batch takes about `target_ns` (after
-/// one warm-up operation: pools filled, rings and groups made, pages
-/// faulted in). Batch sizes differ by orders of magnitude between sizes and
-/// core counts, so one fixed count would be too short to time or minutes long.
-template <class Op>
-std::size_t calibrate(Op&& op, double target_ns) {
-    op();
-    std::size_t done = 0;
-    const auto t0 = clock_type::now();
-    double elapsed = 0;
-    do {
-        op();
-        ++done;
-    } while ((elapsed = ns_since(t0)) < 2 * target_ns);
-    return std::max<std::size_t>(1, std::size_t(double(done) * target_ns / elapsed));
-}
-
-/// Mean ns per operation over a batch of n. One untimed operation first: the
-/// other cores may still be finishing the previous batch (or be descheduled
-/// when oversubscribed).
-template <class Op>
-double time_batch(std::size_t n, Op&& op) {
-    op();
-    const auto t0 = clock_type::now();
-    for (std::size_t i = 0; i < n; ++i) op();
-    return ns_since(t0) / double(n);
-}
 /// The same, with each result checked: a wrong one is counted, not just
 /// timed, so a fast wrong answer cannot pass as a figure.
 template <class Op>
@@ -71,19 +41,7 @@ double time_batch(std::size_t n, Op&& op, double expected, std::size_t& wrong) {
     return time_batch(n, [&] { wrong += op() != expected; });
 }
 
-/// CPUs this process may run on (what the POSIX platform pins cores to):
-/// more cores than this is an oversubscribed run, named so in the output.
-inline unsigned available_cpus() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    return ::sched_getaffinity(0, sizeof set, &set) == 0 ? unsigned(CPU_COUNT(&set)) : 1u;
-}
-
-inline double quantile(std::vector<double> v, double q) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v[std::size_t(q * double(v.size() - 1) + 0.5)];
-}
+using taco::timing::available_cpus;
 
 /// Batch sizes of a paired benchmark: (baseline, taco) pairs = benchmark
 /// iterations, and operations per batch.
@@ -108,14 +66,11 @@ public:
     /// instead of always the second one.
     template <class Base, class Ours>
     void run_pair(benchmark::State& state, Base&& base, Ours&& ours) {
-        double b, o;
-        if (base_.size() % 2 == 0) {
-            b = base();
-            o = ours();
-        } else {
-            o = ours();
-            b = base();
-        }
+        double b = 0, o = 0;
+        taco::timing::rotated_round(base_.size(), 2, [&](std::size_t i) {
+            if (i == 0) b = base();
+            else o = ours();
+        });
         base_.push_back(b);
         ours_.push_back(o);
         state.SetIterationTime(o * 1e-9);

@@ -45,6 +45,7 @@
 
 #include <mesh/detail/shared_word.hpp>
 #include <mesh/memory.hpp>
+#include <mesh/shared_members.hpp>
 
 namespace mesh {
 
@@ -184,6 +185,10 @@ private:
     std::size_t groups_ = 0;   ///< group stamps allocated (for capacity_)
     std::size_t touched_ = 0; ///< listed + 1: more than the list holds
     std::uint32_t touched_list_[listed]{};
+
+public:
+    // stamps_ leads into non-cached memory, the same on every core.
+    using shared_members = mesh::trust_members<change_stamps>;
 };
 
 } // namespace mesh

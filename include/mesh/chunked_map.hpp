@@ -237,6 +237,10 @@ private:
     V fill_;
     std::size_t through_from_ = 0; ///< wt: chunks made since the last release (their values are only in the view)
     change_stamps stamps_;
+
+public:
+    using shared_members = mesh::members<&chunked_map::table_, &chunked_map::chunks_, &chunked_map::size_,
+                                         &chunked_map::fill_, &chunked_map::through_from_, &chunked_map::stamps_>;
 };
 
 } // namespace mesh

@@ -176,6 +176,10 @@ private:
     std::size_t reserve_ = std::numeric_limits<std::size_t>::max(); ///< no observer: unlimited
     vector<observer> observers_;
     std::uint64_t rounds_ = 0;
+
+public:
+    using shared_members = mesh::members<&range_space::size_, &range_space::reserve_, &range_space::observers_,
+                                         &range_space::rounds_>;
 };
 
 /// Make a mapping over `space`: Map{space's size, args...} under controller

@@ -22,6 +22,7 @@
 #include <mesh/controller.hpp>
 #include <mesh/controllers/timestamp.hpp>
 #include <mesh/detail/control_block.hpp>
+#include <mesh/detail/member_rules.hpp>
 #include <mesh/detail/parts.hpp>
 #include <mesh/detail/pointer_members.hpp>
 #include <mesh/detail/shared_word.hpp>
@@ -166,6 +167,11 @@ sharing_ptr<T> make_shared_object(Args&&... args) {
                   "memory from mesh::allocate, derive T from mesh::sharing_aware<T> and list that memory in "
                   "extra_ranges; if it leads into memory that is the same on every core (a string literal, "
                   "non-cached memory), opt in: template <> inline constexpr bool mesh::enable_sharing<T> = true;");
+
+    if constexpr (std::is_base_of_v<sharing_aware<T>, T>)
+        static_assert(detail::check_sharing_aware<T, has_extra_ranges<T>>(),
+                      "mesh::make_shared_object: T holds a member that may own private memory (the static "
+                      "assertion above says which, and what to use instead)");
 
     detail::require_run("mesh::make_shared_object");
     detail::allocation_guard g;

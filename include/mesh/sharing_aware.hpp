@@ -19,12 +19,18 @@
 // sharing pointer to the object itself (self()), for objects that register
 // with others, e.g. mappings as observers of their index space; it is
 // available from the constructor on.
+//
+// What T holds is checked by make_shared_object (detail/member_rules.hpp):
+// a member that owns private memory does not compile. An aggregate T is
+// looked into as it is; a T with private members or constructors declares
+// them (using shared_members = mesh::members<&T::a, ...>: shared_members.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
 #include <mesh/detail/control_block.hpp>
 #include <mesh/detail/parts.hpp>
+#include <mesh/shared_members.hpp>
 #include <mesh/sharing_ptr.hpp>
 
 namespace mesh {

@@ -51,6 +51,7 @@
 #include <mesh/detail/checked.hpp>
 #include <mesh/detail/parts.hpp>
 #include <mesh/detail/tracked_storage.hpp>
+#include <mesh/shared_members.hpp>
 
 namespace mesh {
 
@@ -487,6 +488,12 @@ private:
     [[no_unique_address]] Eq eq_;
     struct no_keys {};
     [[no_unique_address]] std::conditional_t<string_keys, vector<char>, no_keys> keys_;
+
+public:
+    // Slots and key pool in mesh::allocate'd memory, registered with the
+    // object as a vector's buffer is (vector.hpp); the [[no_unique_address]]
+    // members take no room of their own, which a declared list cannot model.
+    using shared_members = mesh::trust_members<hash_map>;
 };
 
 } // namespace mesh

@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include <mesh/containers/vector.hpp>
+#include <mesh/shared_members.hpp>
 
 namespace mesh {
 
@@ -131,6 +132,9 @@ private:
     }
 
     vector<char> chars_; ///< size() + 1 characters, the last '\0'; empty while the string is
+
+public:
+    using shared_members = mesh::members<&string::chars_>;
 };
 
 } // namespace mesh

@@ -40,6 +40,7 @@
 #include <mesh/detail/checked.hpp>
 #include <mesh/detail/parts.hpp>
 #include <mesh/detail/tracked_storage.hpp>
+#include <mesh/shared_members.hpp>
 
 namespace mesh {
 
@@ -255,6 +256,12 @@ private:
 
     detail::tracked_storage storage_;
     size_type size_ = 0;
+
+public:
+    // Its buffer comes from mesh::allocate and is registered with the object
+    // that holds the vector, which writes back the chunks it changed: shared,
+    // and kept consistent, though tracked_storage holds a raw pointer to it.
+    using shared_members = mesh::trust_members<vector>;
 };
 
 } // namespace mesh

@@ -12,6 +12,10 @@
 // Leaves past max_leaves (a large array member) are not probed. Classes that
 // are not aggregates (private members, constructors) cannot be looked into;
 // they are trusted, as is anything that opted in.
+//
+// The probe takes a check that is instantiated with each leaf's type as the
+// compiler deduces the conversion (member_rules.hpp refuses the leaves that
+// own private memory that way: a hard error names the type).
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -20,23 +24,43 @@ namespace mesh::detail {
 
 inline constexpr std::size_t max_leaves = 64;
 
-struct any_leaf {
+/// Check::template leaf<U> is instantiated for every type the probe is
+/// asked to convert to (leaves, and the aggregates elided into); an
+/// aggregate for which Check::template whole<U> holds is taken as one leaf
+/// (no elision into it: the check looks into it by itself).
+struct unchecked {
     template <class U>
-        requires(!std::is_aggregate_v<U>)
+    static constexpr bool leaf = true;
+    template <class U>
+    static constexpr bool whole = false;
+};
+template <class Check>
+struct any_leaf_of {
+    template <class U, bool = Check::template leaf<U>>
+        requires(!std::is_aggregate_v<U> || Check::template whole<U>)
     operator U() const noexcept;
 };
+using any_leaf = any_leaf_of<unchecked>;
 struct pointer_leaf {
     template <class U>
         requires(std::is_pointer_v<U> && !std::is_function_v<std::remove_pointer_t<U>>)
     operator U() const noexcept;
 };
 
-template <std::size_t>
-using any_leaf_at = any_leaf;
+template <std::size_t, class Leaf = any_leaf>
+using any_leaf_at = Leaf;
 
-template <class T, std::size_t... I>
+template <class T, class Leaf = any_leaf, std::size_t... I>
 constexpr bool initialisable_with(std::index_sequence<I...>) {
-    return requires { T{any_leaf_at<I>{}...}; };
+    return requires { T{any_leaf_at<I, Leaf>{}...}; };
+}
+
+/// How many leaves T has, counting at most `limit` (limit + 1: more).
+template <class T, class Leaf, std::size_t limit, std::size_t N = 0>
+constexpr std::size_t leaf_count() {
+    if constexpr (N > limit) return N;
+    else if constexpr (initialisable_with<T, Leaf>(std::make_index_sequence<N + 1>{})) return leaf_count<T, Leaf, limit, N + 1>();
+    else return N;
 }
 template <class T, std::size_t... I>
 constexpr bool pointer_after(std::index_sequence<I...>) {

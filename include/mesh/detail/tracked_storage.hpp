@@ -27,6 +27,7 @@
 #include <mesh/change_stamps.hpp>
 #include <mesh/detail/checked.hpp>
 #include <mesh/memory.hpp>
+#include <mesh/shared_members.hpp>
 
 namespace mesh::detail {
 
@@ -140,6 +141,11 @@ private:
     std::size_t capacity_ = 0;
     bool published_ = false; ///< the current buffer went out in a release
     change_stamps stamps_;
+
+public:
+    // data_ leads into mesh::allocate'd memory that its owner registers
+    // (the containers: parts.hpp) or lists (chunked_map's extra_ranges).
+    using shared_members = mesh::trust_members<tracked_storage>;
 };
 
 } // namespace mesh::detail
