@@ -414,7 +414,7 @@ struct pair_sink {
 };
 } // namespace
 
-TEST_CASE("then chains steps on a future; when_all returns a future that chains", "[api]") {
+TEST_CASE("then chains steps on a future, and when_all returns a future that chains", "[api]") {
     test::run(test::on_cores(3), [] {
         // Local steps: each runs on this core when the one before has come,
         // a tuple's elements as arguments; a step's future is flattened.
