@@ -4,7 +4,7 @@
 // controller and map variant, and returns the result on the calling thread.
 // The CLI (tools/tacomesh_cluster.cpp), the tests and the benchmarks all go
 // through here; cluster_graph_on runs the same on another platform's cores
-// (the emulated SCC: platforms/scc/bench).
+// (the emulated SCC: bench/platforms/scc).
 //
 //   modularity::cluster_options o{.cores = 2, .platform = execution_mode::processes};
 //   modularity::cluster_result r = modularity::cluster_graph(modularity::read_graph("g.graph.gz"), o);

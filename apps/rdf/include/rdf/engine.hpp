@@ -4,7 +4,7 @@
 // core 0, runs the caller's function with it, and returns on the calling
 // thread. The CLI, the tests and the benchmarks go through here;
 // with_cluster_on does the same on another platform's cores (the emulated
-// SCC: platforms/scc/bench).
+// SCC: bench/platforms/scc).
 //
 //   rdf::engine_options o{.cores = 2, .platform = rdf::execution_mode::processes};
 //   rdf::with_cluster(store, o, [&](rdf::rdf_cluster& c) { answer = c.run_split(text); });
@@ -35,7 +35,7 @@ struct engine_report {
 };
 
 /// As with_cluster, on the platform `cfg` names, with its cores: the same
-/// cluster on any platform, e.g. the emulated SCC (platforms/scc/bench).
+/// cluster on any platform, e.g. the emulated SCC (bench/platforms/scc).
 template <class Config, class F>
 void with_cluster_on(Config cfg, store& s, F&& fn) {
     // The store's parts live in MESH's cached shared memory: reserve enough

@@ -8,7 +8,7 @@
 #   task     tacomesh-rdf bench --model task, the 14 LUBM queries x REPEAT:
 #            queries per second
 #
-#   platforms/mpi/bench/apps_table.sh BUILD_DIR [RANKS...]    (default: 1 2 4)
+#   bench/platforms/mpi/apps_table.sh BUILD_DIR [RANKS...]    (default: 1 2 4)
 #
 # Prints one JSON object per line (app, ranks, platform, figure, oversubscribed)
 # and a table of medians on stderr. ROUNDS (3), STEPS (300), REPEAT (20).
