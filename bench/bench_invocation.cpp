@@ -207,7 +207,7 @@ void sleeping_round_trip(benchmark::State& state) {
 // buffers freed to a thread arena that gave its memory back to the kernel.
 
 constexpr std::size_t carried_bytes = 64 * 1024;
-sizes carried_sizes() { return smoke() ? sizes{2, 8} : sizes{30, 300}; }
+sizes carried_sizes() { return smoke() ? sizes{2, 8} : sizes{20, 1000}; }
 
 struct string_sink {
     std::uint64_t bytes = 0;
@@ -221,7 +221,7 @@ double carried_batch(posix::execution_mode mode, std::size_t n, std::size_t& wro
     const std::string payload(carried_bytes, 'x');
     taco::run(posix::config{.cores = 2, .idle = posix::idle_policy::poll, .pin = true, .mode = mode}, [&] {
         const auto t = taco::new_on<string_sink>(1).get();
-        for (int i = 0; i < 4; ++i) taco::async(t, &string_sink::take, payload); // warm-up: buffers, pages
+        for (int i = 0; i < 16; ++i) taco::async(t, &string_sink::take, payload); // warm-up: buffers, pages
         const std::uint64_t before = taco::sync(t, &string_sink::total);
         const auto t0 = clock_type::now();
         for (std::size_t i = 0; i < n; ++i) taco::async(t, &string_sink::take, payload);
