@@ -127,7 +127,10 @@ public:
     void idle(std::chrono::nanoseconds limit) {
         if (s_.idle == idle_policy::poll) return pause();
         if (s_.failed.load(std::memory_order_acquire)) [[unlikely]] s_.throw_failure();
-        if (s_.idle == idle_policy::adaptive && spin_briefly(limit)) return;
+        if (s_.idle == idle_policy::adaptive) {
+            if (spin_briefly(limit)) return;
+            limit = std::min(limit, adaptive_park);
+        }
         // Dekker-style handshake with wake(), the same in both modes (the
         // word and the rings are in the shared arena; fences order accesses
         // to memory, whichever process maps it): announce the sleep, then
@@ -183,6 +186,16 @@ private:
     /// each yield hands it milliseconds (two yields: 339 ms median, 700
     /// involuntary context switches per run, against 31 ms without).
     static constexpr std::chrono::nanoseconds adaptive_spin{3'000};
+    /// And sleeps at most this long before it looks again. A message wakes
+    /// it at once; the bound is for waits on a condition that changes with
+    /// no message to this core (taco::wait_until whose predicate asks
+    /// another core by sync, or reads memory another core writes), which
+    /// polling cores see at once and a core that sleeps until its next
+    /// message never would: adaptive is chosen for programs written for
+    /// polling, so they must not hang (a test of the suite did). `sleep`
+    /// keeps sleeping until a message or a timer. An idle core then costs
+    /// a wake-up per millisecond.
+    static constexpr std::chrono::nanoseconds adaptive_park{1'000'000};
 
     /// True when a message came, or `limit` (the next timer) passed.
     bool spin_briefly(std::chrono::nanoseconds limit) {

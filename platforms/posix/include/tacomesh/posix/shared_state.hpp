@@ -34,7 +34,7 @@ using taco::core_id;
 enum class idle_policy {
     poll,     ///< busy polling: lowest latency on a free machine, burns its CPU
     sleep,    ///< futex sleep at once; a sender wakes the destination only when it really sleeps
-    adaptive, ///< spin briefly (a reply that comes within microseconds is caught), then sleep as `sleep`
+    adaptive, ///< spin briefly (a reply that comes within microseconds is caught), then sleep as `sleep`, at most 1 ms at a time
 };
 
 inline const char* name(idle_policy p) {
