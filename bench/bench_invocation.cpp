@@ -197,7 +197,57 @@ void sleeping_round_trip(benchmark::State& state) {
     state.counters["ours_sleeps_per_rt"] = taco_trips ? double(report.sleeps) / double(taco_trips) : 0.0;
 }
 
-// ---- d. channel memory -----------------------------------------------------------
+// ---- d. carried strings: core threads against core processes -------------------
+//
+// 64 KiB std::string arguments, fire-and-forget from core 0 to core 1 (the
+// carried path: runtime/bulk.hpp), then one sync that comes after them all.
+// Both sides are taco, one run each per batch: the baseline is core
+// processes (single-threaded malloc per process), ours core threads. Issue
+// 32: threads moved them at a third of the processes' speed, their receive
+// buffers freed to a thread arena that gave its memory back to the kernel.
+
+constexpr std::size_t carried_bytes = 64 * 1024;
+sizes carried_sizes() { return smoke() ? sizes{2, 8} : sizes{20, 1000}; }
+
+struct string_sink {
+    std::uint64_t bytes = 0;
+    void take(std::string s) { bytes += s.size() * (s.back() == 'x'); }
+    std::uint64_t total() const { return bytes; }
+};
+
+/// ns per string over a batch of n, on a fresh run of 2 cores in `mode`.
+double carried_batch(posix::execution_mode mode, std::size_t n, std::size_t& wrong) {
+    double ns = 0;
+    const std::string payload(carried_bytes, 'x');
+    taco::run(posix::config{.cores = 2, .idle = posix::idle_policy::poll, .pin = true, .mode = mode}, [&] {
+        const auto t = taco::new_on<string_sink>(1).get();
+        for (int i = 0; i < 16; ++i) taco::async(t, &string_sink::take, payload); // warm-up: buffers, pages
+        const std::uint64_t before = taco::sync(t, &string_sink::total);
+        const auto t0 = clock_type::now();
+        for (std::size_t i = 0; i < n; ++i) taco::async(t, &string_sink::take, payload);
+        const std::uint64_t after = taco::sync(t, &string_sink::total); // per-source order: after every take
+        ns = ns_since(t0) / double(n);
+        wrong += after - before != n * carried_bytes;
+        taco::delete_on(t);
+    });
+    return ns;
+}
+
+void carried_strings(benchmark::State& state) {
+    const sizes sz = carried_sizes();
+    paired_series series;
+    std::size_t wrong = 0;
+    for (auto _ : state)
+        series.run_pair(state, [&] { return carried_batch(posix::execution_mode::processes, sz.batch, wrong); },
+                        [&] { return carried_batch(posix::execution_mode::threads, sz.batch, wrong); });
+    series.report_rate(state, false);
+    state.counters["bytes"] = double(carried_bytes);
+    state.counters["base_gbps"] = double(carried_bytes) / state.counters["base_ns"];
+    state.counters["ours_gbps"] = double(carried_bytes) / state.counters["ours_ns"];
+    if (wrong) fail(state, "carried strings lost or damaged");
+}
+
+// ---- e. channel memory -----------------------------------------------------------
 
 enum class pattern { tree, all_to_all };
 
@@ -277,6 +327,10 @@ void register_all() {
         ->Unit(benchmark::kNanosecond);
     benchmark::RegisterBenchmark("sleeping_round_trip", sleeping_round_trip)
         ->Iterations(sleeping_rt_sizes().pairs)
+        ->UseManualTime()
+        ->Unit(benchmark::kNanosecond);
+    benchmark::RegisterBenchmark("carried_string/threads_vs_processes/bytes:65536", carried_strings)
+        ->Iterations(carried_sizes().pairs)
         ->UseManualTime()
         ->Unit(benchmark::kNanosecond);
     for (taco::core_id cores : {48u, 256u}) {

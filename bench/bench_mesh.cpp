@@ -41,8 +41,10 @@
 // Counters: base_ns / ours_ns (per operation, medians over batches),
 // ratio_median / ratio_p10 / ratio_p90 (per-pair ratios, as defined above),
 // oversubscribed; and MESH's event counts per timed operation on the writer
-// core (invalidations_per_op, write_backs_per_op, written_back_bytes_per_op,
-// broadcasts_per_op) and, for c, notifications_per_op summed over the other
+// core (invalidations_per_op, write_backs_per_op, written_back_bytes_per_op:
+// the bytes copied, 0 in thread mode; written_back_range_bytes_per_op: the
+// ranges written back, copied or not; broadcasts_per_op); for b, copied =
+// whether the release copied anything (0: the ratio is no bandwidth ratio) and, for c, notifications_per_op summed over the other
 // cores (n - 1 when every core saw every broadcast). BENCH_SMOKE=1 shrinks
 // every size.
 #include <tacomesh/posix.hpp>
@@ -145,6 +147,8 @@ struct event_delta {
         state.counters["invalidations_per_op"] = double(e.invalidations - before.invalidations) / n;
         state.counters["write_backs_per_op"] = double(e.write_backs - before.write_backs) / n;
         state.counters["written_back_bytes_per_op"] = double(e.written_back_bytes - before.written_back_bytes) / n;
+        state.counters["written_back_range_bytes_per_op"] =
+            double(e.written_back_range_bytes - before.written_back_range_bytes) / n;
         state.counters["broadcasts_per_op"] = double(e.broadcasts - before.broadcasts) / n;
     }
 };
@@ -253,7 +257,13 @@ void writer_release_of(benchmark::State& state, posix::execution_mode mode, std:
     // noop never writes back: in process mode the other core keeps its stale view.
     const bool checkable = !std::is_same_v<C, ctl::noop> || mode == posix::execution_mode::threads;
     if (checkable && seen != expected) bench::fail(state, "writer_release: another core did not see the last write");
+    // Where the release copies nothing (thread mode: coherent memory, a
+    // write-back is a fence; noop), memcpy time / release time is no
+    // bandwidth ratio: such rows say so, and report.py shows no ratio.
+    const bool copied = state.counters["written_back_bytes_per_op"] > 0;
+    state.counters["copied"] = copied;
     if (!checkable) state.SetLabel("noop: no write-back at all (the proxy's floor, not a consistent object)");
+    else if (!copied) state.SetLabel("nothing copied (coherent memory: the write-back is a fence): no bandwidth ratio");
 }
 
 template <class C>

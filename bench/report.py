@@ -95,11 +95,17 @@ def table(header, rows):
     return "\n".join(out)
 
 
-def ratio_rows(runs, pattern, extra=()):
+def spread_if_copied(b):
+    """The ratio, unless the benchmark copied nothing (bench_mesh's counter
+    `copied` = 0: thread mode, noop), where a ratio to memcpy means nothing."""
+    return spread(b) if b.get("copied", 1) else "nothing copied"
+
+
+def ratio_rows(runs, pattern, extra=(), ratio=spread):
     """Rows of paired benchmarks: name, ratio median (p10-p90), ours, base, extra counters."""
     rows = []
     for n in names(runs, pattern):
-        row = [f"`{n}`", cell(runs, n, spread, "s"), cell(runs, n, counter("ours_ns"), ".1f"),
+        row = [f"`{n}`", cell(runs, n, ratio, "s"), cell(runs, n, counter("ours_ns"), ".1f"),
                cell(runs, n, counter("base_ns"), ".1f")]
         row += [cell(runs, n, counter(k), f) or "-" for k, f in extra]
         rows.append([c or "-" for c in row])
@@ -110,9 +116,11 @@ PAIRED = ["benchmark", "ratio, median (p10-p90)", "ours, ns", "baseline, ns"]
 
 
 def t_invocation(runs):
-    rows = ratio_rows(runs, r"(polling_round_trip|one_way_rate|sleeping_round_trip).*",
-                      [("ours_deferred_frac", ".3f"), ("ours_sleeps_per_rt", ".2f")])
-    return table(PAIRED + ["sends queued locally", "sleeps per trip"], rows) if rows else None
+    rows = ratio_rows(runs, r"(polling_round_trip|one_way_rate|sleeping_round_trip|carried_string/.*).*",
+                      [("ours_deferred_frac", ".3f"), ("ours_sleeps_per_rt", ".2f"), ("ours_gbps", ".2f"),
+                       ("base_gbps", ".2f")])
+    return table(PAIRED + ["sends queued locally", "sleeps per trip", "ours, GB/s", "baseline, GB/s"],
+                 rows) if rows else None
 
 
 def t_channel_memory(runs):
@@ -181,9 +189,9 @@ def t_tasks(runs):
     return table(PAIRED, rows) if rows else None
 
 
-def mesh_named(pattern, extra):
+def mesh_named(pattern, extra, ratio=spread):
     def make(runs):
-        rows = ratio_rows(runs, pattern, [(k, f) for _, k, f in extra])
+        rows = ratio_rows(runs, pattern, [(k, f) for _, k, f in extra], ratio)
         return table(PAIRED + [h for h, _, _ in extra], rows) if rows else None
     return make
 
@@ -229,7 +237,9 @@ TABLES = {
     "tasks": t_tasks,
     "mesh_reader": mesh_named(r"reader_acquire/.*", [("invalidations per op", "invalidations_per_op", ".2f")]),
     "mesh_writer": mesh_named(r"writer_release/.*", [("write-backs per op", "write_backs_per_op", ".2f"),
-                                                    ("broadcasts per op", "broadcasts_per_op", ".2f")]),
+                                                    ("bytes copied per op", "written_back_bytes_per_op", "int"),
+                                                    ("broadcasts per op", "broadcasts_per_op", ".2f")],
+                              spread_if_copied),
     "mesh_broadcast": mesh_named(r"broadcast_release/.*", [("notifications per op", "notifications_per_op", ".2f")]),
     "mesh_one_change": mesh_named(r"one_change/.*", []),
     "mesh_map_ops": t_map_ops,

@@ -2,7 +2,7 @@
 // continuations, remote exceptions, sync calls and a round-trip figure; then
 // N core processes with private memory and a MESH shared object under each
 // consistency controller.
-//   tacomesh_demo [--cores N] [--idle poll|sleep] [--round-trips K]
+//   tacomesh_demo [--cores N] [--idle poll|sleep|adaptive] [--round-trips K]
 #include <tacomesh/posix.hpp>
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,12 +37,12 @@ private:
 
 struct options {
     taco::core_id cores = 4;
-    tacomesh::posix::idle_policy idle = tacomesh::posix::idle_policy::poll;
+    std::optional<tacomesh::posix::idle_policy> idle; // unset: the platform chooses by the machine's load
     int round_trips = 20000;
 };
 
 [[noreturn]] void usage(const char* why) {
-    std::fprintf(stderr, "tacomesh_demo: %s\nusage: tacomesh_demo [--cores N>=2] [--idle poll|sleep] [--round-trips K]\n", why);
+    std::fprintf(stderr, "tacomesh_demo: %s\nusage: tacomesh_demo [--cores N>=2] [--idle poll|sleep|adaptive] [--round-trips K]\n", why);
     std::exit(2);
 }
 
@@ -60,6 +61,7 @@ options parse(int argc, char** argv) {
                 std::string v = value();
                 if (v == "poll") o.idle = tacomesh::posix::idle_policy::poll;
                 else if (v == "sleep") o.idle = tacomesh::posix::idle_policy::sleep;
+                else if (v == "adaptive") o.idle = tacomesh::posix::idle_policy::adaptive;
                 else usage(("unknown idle policy '" + v + "'").c_str());
             } else usage(("unknown argument '" + a + "'").c_str());
         } catch (const std::logic_error&) {
@@ -99,7 +101,8 @@ int main(int argc, char** argv) {
 
     taco::run(cfg, [&] {
         const taco::core_id n = taco::core_count();
-        std::printf("tacomesh demo: %u cores, %s idle\n", n, opt.idle == tacomesh::posix::idle_policy::poll ? "polling" : "sleeping");
+        std::printf("tacomesh demo: %u cores, idle policy %s\n", n,
+                    opt.idle ? tacomesh::posix::name(*opt.idle) : "chosen by the machine's load (see below)");
 
         // 1. Create one counter on every core (constructed there; we get its
         //    global pointer).
@@ -149,6 +152,8 @@ int main(int argc, char** argv) {
     });
     std::printf("channels created: %zu, shared channel memory: %zu bytes%s\n", report.rings, report.channel_bytes,
                 report.oversubscribed ? " (oversubscribed: more cores than CPUs)" : "");
+    std::printf("idle policy used: %s, cores %s\n", tacomesh::posix::name(report.idle),
+                report.pinned ? "pinned" : "not pinned");
 
     // 7. The same cores as processes: memory is really private, so a shared
     //    object needs its consistency controller to be seen fresh.

@@ -19,6 +19,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <type_traits>
 #include <utility>
 
@@ -130,11 +131,37 @@ private:
     mutable std::uint64_t loaded_ = 1;
 };
 
+namespace detail {
+
+/// Which ranges the platform's cache control copies (event_counts): on a
+/// platform whose hardware keeps memory coherent (thread mode) none; else
+/// those in cached memory, and in non-cached memory where each core has a
+/// view of it too (remote_words: MPI ranks). Non-cached and write-through
+/// memory elsewhere is one copy, and its cache control a fence.
+class copied_ranges {
+public:
+    explicit copied_ranges(taco::detail::core& port)
+        : cached_(port.coherent() ? std::span<std::byte>{} : port.region(memory_mode::cached)),
+          non_cached_(port.coherent() || !port.remote_words ? std::span<std::byte>{}
+                                                           : port.region(memory_mode::non_cached)) {}
+    std::size_t bytes(const void* p, std::size_t n) const noexcept { return in(cached_, p) || in(non_cached_, p) ? n : 0; }
+
+private:
+    static bool in(std::span<std::byte> r, const void* p) noexcept {
+        const auto a = reinterpret_cast<std::uintptr_t>(p), b = reinterpret_cast<std::uintptr_t>(r.data());
+        return a - b < r.size(); // unsigned: below the start wraps past the size
+    }
+    std::span<std::byte> cached_, non_cached_;
+};
+
+} // namespace detail
+
 // Seqlock reader (see control_block::version). The object is copied first
 // and checked, so the extra ranges are read from a consistent object.
 inline std::uint64_t controlled_object::refresh(std::uint64_t seen) {
     auto& port = detail::memory();
-    std::size_t bytes = 0;
+    const detail::copied_ranges copies(port);
+    std::size_t bytes = 0, copied = 0;
     for (;;) {
         const std::uint64_t known = std::exchange(loaded_, 1); // once: a retry reads anew
         const std::uint64_t before = known & 1 ? version64::load(cb_.version) : known;
@@ -142,16 +169,18 @@ inline std::uint64_t controlled_object::refresh(std::uint64_t seen) {
             port.pause(); // a write-back is copying: it takes a memcpy, not a message
             continue;
         }
-        bytes = 0;
+        bytes = copied = 0;
         for_each_changed_since(seen, [&](const void* p, std::size_t n) {
             port.invalidate(p, n);
             bytes += n;
+            copied += copies.bytes(p, n);
         });
         std::atomic_thread_fence(std::memory_order_acquire); // the copies happen before the re-check
         if (version64::load(cb_.version, std::memory_order_relaxed) == before) {
             auto& e = events();
             ++e.invalidations;
-            e.invalidated_bytes += bytes;
+            e.invalidated_range_bytes += bytes;
+            e.invalidated_bytes += copied;
             return before;
         }
     }
@@ -163,15 +192,18 @@ std::uint64_t controlled_object::publish(During&& during) {
     std::atomic_thread_fence(std::memory_order_release); // odd is visible before any copied byte
     during();
     auto& port = detail::memory();
-    std::size_t bytes = 0;
+    const detail::copied_ranges copies(port);
+    std::size_t bytes = 0, copied = 0;
     for_each_to_publish(odd + 1, [&](const void* p, std::size_t n) {
         port.write_back(p, n);
         bytes += n;
+        copied += copies.bytes(p, n);
     });
     version64::store(cb_.version, odd + 1);
     auto& e = events();
     ++e.write_backs;
-    e.written_back_bytes += bytes;
+    e.written_back_range_bytes += bytes;
+    e.written_back_bytes += copied;
     return odd + 1;
 }
 

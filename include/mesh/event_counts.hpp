@@ -8,13 +8,22 @@
 
 namespace mesh {
 
+/// Two byte counts per direction, because coherent memory copies nothing:
+/// the ranges a controller refreshed or published (its decision, the same
+/// on every platform: what a memory without coherence would have to copy),
+/// and the bytes the platform's cache control really copied for them. In
+/// thread mode (coherent caches: invalidate and write-back are fences) and
+/// for non-cached and write-through memory the copied counts stay 0; in
+/// process mode they equal the range counts for cached memory.
 struct event_counts {
-    std::uint64_t invalidations = 0;          ///< objects whose view was refreshed from memory
-    std::uint64_t invalidated_bytes = 0;
-    std::uint64_t write_backs = 0;            ///< objects written back to memory
-    std::uint64_t written_back_bytes = 0;
-    std::uint64_t broadcasts = 0;             ///< invalidation broadcasts this core started
-    std::uint64_t notifications = 0;          ///< invalidation flags other cores' broadcasts set here
+    std::uint64_t invalidations = 0;           ///< objects whose view was refreshed (counted in every mode)
+    std::uint64_t invalidated_bytes = 0;       ///< bytes copied into this core's view (0 where nothing is copied)
+    std::uint64_t invalidated_range_bytes = 0; ///< bytes of the ranges refreshed, copied or not
+    std::uint64_t write_backs = 0;             ///< objects written back (counted in every mode)
+    std::uint64_t written_back_bytes = 0;      ///< bytes copied out of this core's view (0 where nothing is copied)
+    std::uint64_t written_back_range_bytes = 0; ///< bytes of the ranges written back, copied or not
+    std::uint64_t broadcasts = 0;              ///< invalidation broadcasts this core started
+    std::uint64_t notifications = 0;           ///< invalidation flags other cores' broadcasts set here
 };
 
 /// The calling core's counts (this run).

@@ -109,7 +109,8 @@ inline void spin_for(long ns) {
     while (std::chrono::steady_clock::now() < end) {}
 }
 
-/// MESH bytes a core wrote back and refreshed while f ran (mesh::events()).
+/// MESH bytes a core wrote back and refreshed while f ran (mesh::events():
+/// the ranges, what the controller decided, whether the platform copied them or not).
 struct moved {
     std::uint64_t written_back, invalidated;
 };
@@ -119,7 +120,8 @@ moved bytes_moved(taco::core_id core, F f) {
     const auto before = taco::sync(core, &events_of_this_core);
     f();
     const auto after = taco::sync(core, &events_of_this_core);
-    return {after.written_back_bytes - before.written_back_bytes, after.invalidated_bytes - before.invalidated_bytes};
+    return {after.written_back_range_bytes - before.written_back_range_bytes,
+            after.invalidated_range_bytes - before.invalidated_range_bytes};
 }
 
 /// f.template operator()<Variant, Controller>() for every chunked-map

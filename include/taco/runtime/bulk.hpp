@@ -43,6 +43,25 @@ struct bulk_piece {
     }
 };
 
+/// The bytes received for one carried invocation. The core that received
+/// them keeps the buffer for its next inbox once the invocation is done
+/// with it (core::give_back_bulk): the destructor runs where the invocation
+/// ran, straight or as a task, so on the core that owns the spares.
+class received_bulk {
+public:
+    explicit received_bulk(std::vector<std::byte> bytes) noexcept : bytes_(std::move(bytes)) {}
+    // A move keeps the heap buffer where it is: the views into it stay valid.
+    received_bulk(received_bulk&&) noexcept = default;
+    received_bulk& operator=(received_bulk&&) = delete;
+    ~received_bulk() {
+        if (core* rt = tls_runtime) rt->give_back_bulk(std::move(bytes_));
+    }
+    std::span<const std::byte> bytes() const noexcept { return bytes_; }
+
+private:
+    std::vector<std::byte> bytes_;
+};
+
 /// The invocation that follows its pieces: rebuilds the carried arguments
 /// from the inbox, then runs as a request would (Run: straight, or as a task
 /// that keeps the buffer its views point into).
@@ -55,8 +74,8 @@ struct bulk_request {
     core_id source;
 
     void operator()() {
-        std::vector<std::byte> bytes = runtime().take_bulk(source);
-        request<T, Call, Cont> r{target, wire_call<Call>::from(call, bytes), cont};
+        received_bulk bytes(runtime().take_bulk(source));
+        request<T, Call, Cont> r{target, wire_call<Call>::from(call, bytes.bytes()), cont};
         run([r = std::move(r), bytes = std::move(bytes)]() mutable { r(); });
     }
 };

@@ -11,6 +11,7 @@
 // (invocations, futures, tasks, groups, MESH) reaches the running core
 // through detail::runtime() and compiles without any platform.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -85,12 +86,34 @@ public:
         if (queued_.size() > queued_soft_limit) [[unlikely]] apply_backpressure(dest);
     }
 
-    /// Carried bytes (bulk.hpp) received from `source` for the invocation it sends next.
-    std::vector<std::byte>& bulk_inbox(core_id source) { return bulk_in_[source]; }
+    /// Carried bytes (bulk.hpp) received from `source` for the invocation
+    /// it sends next. A new inbox starts as a spare buffer (see give_back_bulk).
+    std::vector<std::byte>& bulk_inbox(core_id source) {
+        auto [at, fresh] = bulk_in_.try_emplace(source);
+        if (fresh && bulk_spares_ > 0) at->second = std::move(bulk_spare_[--bulk_spares_]);
+        return at->second;
+    }
     std::vector<std::byte> take_bulk(core_id source) {
         auto node = bulk_in_.extract(source);
         return node ? std::move(node.mapped()) : std::vector<std::byte>{};
     }
+    /// A buffer take_bulk returned, handed back once its invocation is done
+    /// with it: kept, emptied but with its capacity, for the next inbox.
+    /// Freed, a 64 KiB buffer costs more than its copy: malloc gives a
+    /// thread's arena back to the kernel when its top is free, and every
+    /// piece of the next one faults its page in again (core threads moved
+    /// carried strings at a third of the speed of core processes, whose
+    /// single-threaded malloc keeps its memory), and growing it piece by
+    /// piece reallocates and copies it about log2(size / piece) times.
+    void give_back_bulk(std::vector<std::byte>&& bytes) noexcept {
+        if (bulk_spares_ == bulk_spare_.size() || bytes.capacity() == 0 || bytes.capacity() > max_spare_bulk_bytes)
+            return; // freed with `bytes` by the caller
+        bytes.clear();
+        bulk_spare_[bulk_spares_++] = std::move(bytes);
+    }
+    /// Spare buffers larger than this are freed (malloc maps such sizes
+    /// apart and unmaps them anyway; a core should not keep 256 MiB).
+    static constexpr std::size_t max_spare_bulk_bytes = std::size_t(4) << 20;
 
     /// One round of work: flush locally queued sends, run received messages
     /// (in order per source), move due timers, then run one ready task.
@@ -356,6 +379,10 @@ private:
     bool stack_known_ = false;
     // Sparse: only sources with a carried invocation half received.
     std::unordered_map<core_id, std::vector<std::byte>> bulk_in_;
+    // Buffers of carried invocations that ran (give_back_bulk): a few, for
+    // a few sources sending at once; a task holding its buffer longer keeps it.
+    std::array<std::vector<std::byte>, 4> bulk_spare_;
+    std::size_t bulk_spares_ = 0;
 };
 
 inline thread_local core* tls_runtime = nullptr;

@@ -13,7 +13,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include <tacomesh/posix.hpp>
@@ -157,9 +156,9 @@ inline cluster_result cluster_graph(const graph_data& g, const cluster_options& 
     check(o);
     tacomesh::posix::run_report report;
     tacomesh::posix::config cfg{.cores = o.cores, .report = &report, .mode = o.platform};
-    // More cores than CPUs: waiting cores must sleep, or they steal the CPU
-    // from the one computing.
-    if (o.cores > std::thread::hardware_concurrency()) cfg.idle = tacomesh::posix::idle_policy::sleep;
+    // idle and pin unset: with more cores than free CPUs (oversubscribed,
+    // or other work on the machine) waiting cores park instead of taking
+    // the CPU from the ones computing (tacomesh/posix/host_load.hpp).
     size_shared_memory(cfg, g, o, o.cores);
     cluster_result out = cluster_graph_on(cfg, g, o);
     out.oversubscribed = report.oversubscribed;

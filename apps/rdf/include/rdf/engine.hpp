@@ -12,7 +12,6 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 
 #include <tacomesh/posix.hpp>
@@ -58,9 +57,9 @@ engine_report with_cluster(store& s, const engine_options& o, F&& fn) {
     if (o.cores > 1024) throw std::invalid_argument("--cores " + std::to_string(o.cores) + ": at most 1024");
     tacomesh::posix::run_report report;
     tacomesh::posix::config cfg{.cores = o.cores, .report = &report, .mode = o.platform};
-    // More cores than CPUs: waiting cores must sleep, or they steal the CPU
-    // from the ones computing.
-    if (o.cores > std::thread::hardware_concurrency()) cfg.idle = tacomesh::posix::idle_policy::sleep;
+    // idle and pin unset: with more cores than free CPUs (oversubscribed,
+    // or other work on the machine) waiting cores park instead of taking
+    // the CPU from the ones computing (tacomesh/posix/host_load.hpp).
     with_cluster_on(cfg, s, std::forward<F>(fn));
     return {report.oversubscribed};
 }

@@ -9,8 +9,12 @@
 //            testable on a PC; invocations behave exactly as across threads
 //            (same binary, forked after set-up, so code addresses agree).
 //
-// More cores than CPUs is allowed (oversubscribed); then idle cores yield
-// their CPU instead of spinning it away from the cores that work.
+// More cores than CPUs is allowed (oversubscribed); then idle cores park
+// (or yield) their CPU instead of spinning it away from the cores that work.
+// What an idle core does and whether cores are pinned is the configuration's
+// choice, or, left unset, the run's at start (host_load.hpp): spinning
+// pinned cores while the machine is free, adaptive idling (spin briefly,
+// park) unpinned when other work takes CPUs.
 //
 // Channels: one SPSC ring per (source, destination) pair, created lazily by
 // the source on its first send and announced to the destination through a
@@ -37,6 +41,7 @@
 #include <taco/platform/core_threads.hpp>
 #include <taco/platform/memory_endpoint.hpp>
 #include <tacomesh/posix/cpu_relax.hpp>
+#include <tacomesh/posix/host_load.hpp>
 #include <tacomesh/posix/processes.hpp>
 #include <tacomesh/posix/shared_state.hpp>
 
@@ -46,7 +51,7 @@ namespace tacomesh::posix {
 class endpoint {
 public:
     endpoint(detail::shared_state& s, core_id id)
-        : s_(s), me_(s.records[id]), id_(id), sleep_(s.cfg.idle == idle_policy::sleep),
+        : s_(s), me_(s.records[id]), id_(id), sleep_(s.idle != idle_policy::poll),
           out_((s.cfg.cores + producer_page::size - 1) / producer_page::size, &unconnected_page) {}
     ~endpoint() {
         for (producer_page* p : out_)
@@ -102,7 +107,7 @@ public:
     void signal_urgent(core_id dest) noexcept {
         // release: the urgent message (published before) is visible to whoever sees the flag.
         s_.records[dest].urgent.store(1, std::memory_order_release);
-        if (s_.cfg.idle == idle_policy::poll) wake(dest); // sleep mode: publish already woke it
+        if (!sleep_) wake(dest); // sleep, adaptive: publish already woke it
     }
     bool take_urgent() noexcept {
         auto& f = me().urgent;
@@ -120,12 +125,22 @@ public:
     }
 
     void idle(std::chrono::nanoseconds limit) {
-        if (s_.cfg.idle == idle_policy::poll) return pause();
+        if (s_.idle == idle_policy::poll) return pause();
         if (s_.failed.load(std::memory_order_acquire)) [[unlikely]] s_.throw_failure();
-        // Dekker-style handshake with wake(): announce the sleep, then look
-        // once more. The seq_cst fences order "store sleeping; load rings"
-        // here against "store message; load sleeping" in the sender, so at
-        // least one side sees the other: no lost wake-up.
+        if (s_.idle == idle_policy::adaptive) {
+            if (spin_briefly(limit)) return;
+            limit = std::min(limit, adaptive_park);
+        }
+        // Dekker-style handshake with wake(), the same in both modes (the
+        // word and the rings are in the shared arena; fences order accesses
+        // to memory, whichever process maps it): announce the sleep, then
+        // look once more. The seq_cst fence here orders "store sleeping=1;
+        // load ring tails", the one in wake() "store ring tail (publish);
+        // load sleeping": in the single total order of seq_cst fences one
+        // comes first, so either this look sees the message, or the sender
+        // sees sleeping == 1 and wakes us. The kernel closes the rest:
+        // futex_wait sleeps only while the word is still 1, so a wake that
+        // cleared it before we got there makes the wait return at once.
         auto& rec = me();
         rec.sleeping.store(1, std::memory_order_relaxed);
         std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -159,6 +174,43 @@ public:
 private:
     static constexpr std::size_t per_ring_budget = 32; // fairness between sources
 
+    /// Adaptive idling spins this long before it sleeps: a reply from a
+    /// core that is running comes within a cross-core round trip (~0.2-1 us
+    /// here), and catching it spinning saves the sender's futex_wake and our
+    /// wake-up. Not longer: adaptive is what runs when other work takes the
+    /// CPUs, where spinning only spends our share of a CPU (the greedy run
+    /// under two busy loops: 14 ms median parking at once, 18 ms after 5 us
+    /// of spinning, 31 ms after 20 us). And no sched_yield between spinning
+    /// and sleeping: the scheduler (EEVDF) moves a yielding thread's
+    /// deadline a whole slice back, so on a CPU that a busy process shares
+    /// each yield hands it milliseconds (two yields: 339 ms median, 700
+    /// involuntary context switches per run, against 31 ms without).
+    static constexpr std::chrono::nanoseconds adaptive_spin{3'000};
+    /// And sleeps at most this long before it looks again. A message wakes
+    /// it at once; the bound is for waits on a condition that changes with
+    /// no message to this core (taco::wait_until whose predicate asks
+    /// another core by sync, or reads memory another core writes), which
+    /// polling cores see at once and a core that sleeps until its next
+    /// message never would: adaptive is chosen for programs written for
+    /// polling, so they must not hang (a test of the suite did). `sleep`
+    /// keeps sleeping until a message or a timer. An idle core then costs
+    /// a wake-up per millisecond.
+    static constexpr std::chrono::nanoseconds adaptive_park{1'000'000};
+
+    /// True when a message came, or `limit` (the next timer) passed.
+    bool spin_briefly(std::chrono::nanoseconds limit) {
+        using clock = std::chrono::steady_clock;
+        const auto spin = std::min(limit, adaptive_spin);
+        const auto t0 = clock::now();
+        do {
+            for (int i = 0; i < 16; ++i) { // a clock read per 16 looks: the vDSO read costs several
+                if (has_message()) return true;
+                detail::cpu_relax();
+            }
+        } while (clock::now() - t0 < spin);
+        return spin == limit;
+    }
+
     detail::core_record& me() noexcept { return me_; }
 
     bool has_message() const noexcept {
@@ -167,6 +219,11 @@ private:
         return false;
     }
 
+    /// The sender's half of the handshake in idle(): the message is
+    /// published (ring tail stored) before this fence, the sleeper's flag is
+    /// read after it. The plain load first: a core that is awake costs a
+    /// read of a line that stays shared, not a write; the exchange makes
+    /// one of several senders that saw the flag the one that wakes.
     void wake(core_id dest) noexcept {
         auto& rec = s_.records[dest];
         std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -197,7 +254,7 @@ private:
     detail::shared_state& s_;
     detail::core_record& me_; // s_.records[id_], kept: poll reads it every round
     core_id id_;
-    bool sleep_; // s_.cfg.idle == idle_policy::sleep, kept: publish tests it on every message
+    bool sleep_; // s_.idle != poll (the core may sleep), kept: publish tests it on every message
     // This core's ends of its outgoing rings, in pages of 64 destinations
     // allocated when the first ring of a page is: a core's bookkeeping grows
     // with the peers it talks to (a dense array was cores^2 over a run, 2 GiB
@@ -269,9 +326,11 @@ struct platform {
     /// afterwards), in both modes, so main()'s effects are the caller's.
     static void launch(const config& c, void (*entry)(endpoint&, void*), void* arg) {
         validate(c);
-        detail::shared_state s(c);
+        // The host is looked at only when a choice is left open.
+        const run_choices chosen = c.idle && c.pin ? resolve(c, host_view{}) : resolve(c, observe_host());
+        detail::shared_state s(c, chosen.idle, chosen.pin);
         cpu_set_t saved;
-        const bool restore = c.pin && ::pthread_getaffinity_np(::pthread_self(), sizeof saved, &saved) == 0;
+        const bool restore = s.pin && ::pthread_getaffinity_np(::pthread_self(), sizeof saved, &saved) == 0;
         std::exception_ptr error;
         try {
             if (s.processes)
@@ -286,6 +345,8 @@ struct platform {
             c.report->rings = s.rings->load();
             c.report->channel_bytes = s.memory.used();
             c.report->oversubscribed = s.oversubscribed;
+            c.report->idle = s.idle;
+            c.report->pinned = s.pin;
             c.report->sleeps = 0;
             for (core_id i = 0; i < c.cores; ++i) c.report->sleeps += s.records[i].sleeps.load();
         }
@@ -294,7 +355,7 @@ struct platform {
 
     /// Pin the calling thread for core `id` (best effort: a failure only costs speed).
     static void pin(const detail::shared_state& s, core_id id) {
-        if (!s.cfg.pin) return;
+        if (!s.pin) return;
         cpu_set_t set;
         CPU_ZERO(&set);
         CPU_SET(s.cpus[id % s.cpus.size()], &set);

@@ -190,6 +190,7 @@ void launch_processes(shared_state& s, void (*entry)(Endpoint&, void*), void* ar
 
     std::exception_ptr error;
     try {
+        pin(s, 0); // as in thread mode (launch() restores the caller's affinity)
         Endpoint ep(s, 0);
         entry(ep, arg);
     } catch (...) {

@@ -30,11 +30,16 @@ namespace tacomesh::posix {
 
 using taco::core_id;
 
-/// What an idle core does (per run).
+/// What an idle core does (per run; config.idle, unset: see resolve() in host_load.hpp).
 enum class idle_policy {
-    poll,  ///< busy polling: lowest latency, burns its CPU
-    sleep, ///< futex sleep; a sender wakes the destination only when it really sleeps
+    poll,     ///< busy polling: lowest latency on a free machine, burns its CPU
+    sleep,    ///< futex sleep at once; a sender wakes the destination only when it really sleeps
+    adaptive, ///< spin briefly (a reply that comes within microseconds is caught), then sleep as `sleep`, at most 1 ms at a time
 };
+
+inline const char* name(idle_policy p) {
+    return p == idle_policy::poll ? "poll" : p == idle_policy::sleep ? "sleep" : "adaptive";
+}
 
 /// How cores are made (per run).
 enum class execution_mode {
@@ -60,6 +65,8 @@ struct run_report {
     std::size_t channel_bytes = 0; ///< shared memory used by rings and per-core records
     std::uint64_t sleeps = 0;      ///< times a core went to sleep on its futex
     bool oversubscribed = false;   ///< more cores than CPUs available to the process
+    idle_policy idle = idle_policy::poll; ///< the idle policy the run used (config.idle, or chosen at start)
+    bool pinned = false;                  ///< whether the cores were pinned (config.pin, or chosen at start)
 };
 
 /// What the liveness watch does with a core that stopped answering.
@@ -75,12 +82,19 @@ struct config {
     using platform = posix::platform;
 
     core_id cores = 4;
-    idle_policy idle = idle_policy::poll;
+    /// What an idle core does. Unset: chosen at start (host_load.hpp):
+    /// poll when every core can have a CPU to itself (no other busy
+    /// threads take them), adaptive otherwise. Set it to keep a choice
+    /// whatever the machine's load (benchmarks that want spinning).
+    std::optional<idle_policy> idle{};
     /// Slots per (source, destination) ring; a power of two >= 2. Each slot
     /// is 128 bytes. Small rings are fine: full rings never lose messages.
     std::uint32_t ring_slots = 64;
-    /// Pin core i to the (i mod n)-th CPU the process may use.
-    bool pin = true;
+    /// Pin core i to the (i mod n)-th CPU the process may use. Unset: pinned
+    /// when every core can have a CPU to itself, unpinned otherwise (a core
+    /// pinned to a CPU that a busy process shares waits for its time slice;
+    /// unpinned, the scheduler moves it to a free one).
+    std::optional<bool> pin{};
     /// If set, filled in when the run ends.
     run_report* report = nullptr;
     execution_mode mode = execution_mode::threads;
@@ -137,8 +151,9 @@ static_assert(sizeof(core_record) == cache_line);
 /// core has its own copy of this object: what cores change together lives
 /// in the mappings it points to, never in its own fields.
 struct shared_state {
-    explicit shared_state(const config& c)
-        : cfg(c), processes(c.mode == execution_mode::processes),
+    /// `idle` and `pin`: the run's choices (config's, or resolved at start).
+    shared_state(const config& c, idle_policy idle_choice, bool pin_choice)
+        : cfg(c), idle(idle_choice), pin(pin_choice), processes(c.mode == execution_mode::processes),
           ring_bytes(round_up(ring::bytes_for(c.ring_slots), cache_line)),
           memory(sizeof(core_record) * c.cores + std::size_t(c.cores) * c.cores * ring_bytes + 4096),
           regions(c.non_cached_bytes, c.cached_bytes, c.private_bytes, c.cores, processes) {
@@ -155,6 +170,8 @@ struct shared_state {
         oversubscribed = c.cores > cpus.size();
     }
     config cfg;
+    idle_policy idle; // cfg.idle and cfg.pin as resolved: read these, not cfg's
+    bool pin;
     bool processes;
     std::size_t ring_bytes;
     arena memory;
