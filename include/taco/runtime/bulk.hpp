@@ -63,11 +63,27 @@ struct bulk_request {
     }
 };
 
+/// Announces the bytes of a carried buffer of many pieces, so that the
+/// receiver's inbox grows once instead of doubling its way there (each
+/// doubling copied everything received so far: 16 MB moved for an 8 MB
+/// vector).
+struct bulk_reserve {
+    core_id source;
+    std::uint32_t bytes;
+    void operator()() const {
+        auto& inbox = runtime().bulk_inbox(source);
+        inbox.reserve(inbox.size() + bytes);
+    }
+};
+inline constexpr std::size_t reserve_from_pieces = 8;
+
 /// Send `bytes` to `dest` as pieces, unpaced: the caller sends the message
 /// that takes them next, then paces.
 inline void send_pieces(core& rt, core_id dest, std::span<const std::byte> bytes) {
+    if (bytes.size() > reserve_from_pieces * bulk_piece::capacity)
+        rt.send<bulk_reserve, pacing::unpaced>(dest, rt.id(), std::uint32_t(bytes.size()));
     for (std::size_t at = 0; at < bytes.size(); at += bulk_piece::capacity)
-        rt.send<bulk_piece, pacing::unpaced>(dest, rt.id(), bytes.subspan(at, std::min(bulk_piece::capacity, bytes.size() - at)));
+        rt.send_queued<bulk_piece>(dest, rt.id(), bytes.subspan(at, std::min(bulk_piece::capacity, bytes.size() - at)));
 }
 
 /// Send an invocation of `call` (which carries arguments) on `target`.
