@@ -76,11 +76,19 @@ struct helper_link {
     void fail(const error_info& e) const { fail_at(index, e); }
     template <class V>
     void deliver_at(std::uint32_t i, V&& v) const {
-        if constexpr (travels_carried<R, contribute_message>())
+        if constexpr (travels_carried<R, contribute_message>()) {
+            // A helper on this very core takes a large value at once (as the
+            // node's own member's value does), rather than through pieces
+            // sent to ourselves.
+            if (core == this_core()) {
+                R own = to_delivered<R>(std::forward<V>(v));
+                return contribute_finish<R>{helper, entry, i}(std::move(own));
+            }
             send_carried_value<R>(core, v, contribute_finish<R>{helper, entry, i},
                                   [&](const error_info& e) { fail_at(i, e); });
-        else
+        } else {
             runtime().send<contribute_message<R>>(core, helper, entry, i, std::forward<V>(v));
+        }
     }
     void fail_at(std::uint32_t i, const error_info& e) const {
         runtime().send<contribute_error_message<R>>(core, helper, entry, i, e);
