@@ -58,7 +58,6 @@ struct carried<view<T>> {
     static view<T> rebuild(const T* p, std::size_t n) noexcept { return view<T>(p, n); }
 };
 
-
 /// A plain value too large for the message it is appended to (a result
 /// passed on to a taco::then continuation), carried as its bytes. It
 /// converts to the value, so the continuation takes a V (or a const V&).
