@@ -15,6 +15,11 @@
 //   reduce_model                         c. per-hop and per-member costs
 //                                           measured here, and the modelled
 //                                           reduce on 48 and 1024 cores
+//   reduce_vector/count:<n>              d. 2 members on 2 cores, each a
+//                                           vector of n doubles summed
+//                                           elementwise (taco::elementwise),
+//                                           against fetching one member's
+//                                           vector (a sync returning it)
 //
 // Counters: base_ns (round trip) / ours_ns (reduce), medians over batches;
 // ratio_median (median of the per-pair ratios ours/base), ratio_p10/p90;
@@ -321,6 +326,63 @@ void reduce_model(benchmark::State& state) {
     if (wrong) bench::fail(state, "reduce_model: wrong reduction or round-trip result");
 }
 
+// ---- d. reductions of vectors ---------------------------------------------------------
+//
+// The member holds n doubles, all r + 1, and returns a view of them (the
+// elements go to the pieces straight from its data, as MPI_Allreduce reads
+// its send buffer); the root's helper sums them into the vector it was
+// given. The baseline moves the same bytes one way: a sync that returns
+// member 1's view (arriving as a vector), so the ratio is what the reduce
+// adds to the transfer. run_allreduce_compare.sh sets the same n and batch
+// against MPI_Allreduce of n doubles.
+
+struct vector_member {
+    std::vector<double> data;
+    vector_member(std::size_t n, double value) : data(n, value) {}
+    taco::view<double> values() const { return taco::view<double>(data); }
+};
+
+/// Operations per batch (a batch of about 0.5 ms or more) and batches, for n
+/// doubles; run_allreduce_compare.sh gives mpi_allreduce the same (and
+/// checks the batch counter against it).
+std::size_t vector_batch(std::size_t n) { return smoke() ? 1 : std::max<std::size_t>(1, 65536 / n); }
+int vector_pairs(std::size_t n) { return smoke() ? 2 : n >= (1u << 20) ? 30 : 100; }
+
+/// A sum of vectors holding 1 and 2 everywhere holds 3 everywhere: the
+/// ends and the middle are checked (a missing or misplaced piece shifts them).
+bool all_threes(const std::vector<double>& v, std::size_t n) {
+    return v.size() == n && (n == 0 || (v.front() == 3.0 && v[n / 2] == 3.0 && v.back() == 3.0));
+}
+
+void reduce_vector(benchmark::State& state, std::size_t n) {
+    posix::run_report report;
+    const posix::config cfg{.cores = 2, .idle = posix::idle_policy::poll, .report = &report};
+    bench::paired_series series;
+    std::size_t wrong = 0;
+    const std::size_t batch = vector_batch(n);
+    taco::run(cfg, [&] {
+        std::vector<taco::global_ptr<vector_member>> members;
+        for (taco::core_id c = 0; c < 2; ++c) members.push_back(taco::new_on<vector_member>(c, n, double(c + 1)).get());
+        const auto g = taco::make_group(members, taco::topology::binomial());
+        const auto plus = taco::elementwise(std::plus<double>{});
+        const auto base = [&] {
+            return time_batch(batch, [&] { return taco::sync(members[1], &vector_member::values).size() == n; }, 1.0, wrong);
+        };
+        const auto ours = [&] {
+            return time_batch(batch, [&] { return all_threes(taco::reduce(g, taco::m2f(&vector_member::values), plus).get(), n); },
+                              1.0, wrong);
+        };
+        for (auto _ : state) series.run_pair(state, base, ours);
+        taco::destroy_group(g);
+        for (auto p : members) taco::delete_on(p);
+    });
+    series.report_latency(state, report.oversubscribed);
+    state.counters["count"] = double(n);
+    state.counters["bytes"] = double(n * sizeof(double));
+    state.counters["batch"] = double(batch);
+    if (wrong) bench::fail(state, "reduce_vector: wrong sum or transfer");
+}
+
 void register_all() {
     benchmark::RegisterBenchmark("reduce_2core", reduce_2core)
         ->Iterations(two_core_sizes().pairs)
@@ -337,6 +399,13 @@ void register_all() {
                 ->UseManualTime()
                 ->Unit(benchmark::kMicrosecond);
         }
+    }
+    for (std::size_t n : {std::size_t(64), std::size_t(4096), std::size_t(1) << 20}) {
+        const std::string name = "reduce_vector/count:" + std::to_string(n);
+        benchmark::RegisterBenchmark(name.c_str(), reduce_vector, n)
+            ->Iterations(vector_pairs(n))
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond);
     }
     benchmark::RegisterBenchmark("reduce_model", reduce_model)
         ->Iterations(model_sizes_now().iterations)

@@ -41,7 +41,8 @@ endfunction()
 # runs (tests/suites_on_posix.cpp, platforms/<p>/tests/suites_on_<p>.cpp).
 set(TACOMESH_TACO_SUITES
   ${PROJECT_SOURCE_DIR}/tests/test_invocation.cpp ${PROJECT_SOURCE_DIR}/tests/test_collective.cpp
-  ${PROJECT_SOURCE_DIR}/tests/test_api.cpp ${PROJECT_SOURCE_DIR}/tests/test_tasks.cpp)
+  ${PROJECT_SOURCE_DIR}/tests/test_api.cpp ${PROJECT_SOURCE_DIR}/tests/test_tasks.cpp
+  ${PROJECT_SOURCE_DIR}/tests/test_results.cpp)
 set(TACOMESH_MESH_SUITES
   ${PROJECT_SOURCE_DIR}/tests/test_mesh.cpp ${PROJECT_SOURCE_DIR}/tests/test_mesh_containers.cpp
   ${PROJECT_SOURCE_DIR}/tests/test_mesh_structures.cpp ${PROJECT_SOURCE_DIR}/tests/test_mesh_sizes.cpp)

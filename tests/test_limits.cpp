@@ -1,9 +1,12 @@
 // taco::limits: each constant is exactly the boundary of its kind of
-// message (one byte more would not fit), and has the value the README's
-// "Limits" table gives.
+// message (one byte more would not fit), and has the value the "Limits"
+// table of docs/reference.md gives. Results and reduced values beyond their
+// limit are carried instead of refused.
 #include <catch2/catch.hpp>
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 #include <test_support.hpp>
 
@@ -42,11 +45,19 @@ static_assert(detail::message_length<detail::task_request<detail::request<object
 static_assert(result_length<limits::result> == message_bytes && result_length<limits::result + step> > message_bytes);
 static_assert(reduce_length<limits::reduce_value> == message_bytes &&
               reduce_length<limits::reduce_value + step> > message_bytes);
+// Up to those limits a result or reduced value takes its one message; one
+// step beyond, it is carried (detail/carried_result.hpp), not refused.
+static_assert(!detail::travels_carried<bytes<limits::result>, detail::future_set_message>() &&
+              detail::travels_carried<bytes<limits::result + step>, detail::future_set_message>());
+static_assert(!detail::travels_carried<bytes<limits::reduce_value>, detail::contribute_message>() &&
+              detail::travels_carried<bytes<limits::reduce_value + step>, detail::contribute_message>());
+static_assert(detail::travels_carried<std::string, detail::future_set_message>() &&
+              detail::travels_carried<std::vector<char>, detail::contribute_message>());
 
 } // namespace
 
 TEST_CASE("the message limits are the README's numbers", "[limits]") {
-    // README.md, "Limits": change both together.
+    // docs/reference.md, "Limits": change both together.
     CHECK(taco::message_bytes == 120);
     CHECK(taco::limits::payload == 112);
     CHECK(taco::limits::method_arguments == 88);

@@ -35,6 +35,7 @@
 #include <taco/runtime/core.hpp>
 #include <taco/usage_error.hpp>
 #include <taco/detail/argument_check.hpp>
+#include <taco/detail/carried_result.hpp>
 #include <taco/detail/request.hpp>
 #include <taco/detail/stack_address_check.hpp>
 #include <taco/detail/task_request.hpp>
@@ -90,11 +91,12 @@ auto make_continuation(const option_set& o, M&&... m) {
         auto&& c = the_completion(std::forward<M>(m)...);
         using C = bare<decltype(c)>;
         if constexpr (is_future_v<C>) {
-            static_assert(std::is_same_v<typename C::value_type, R>,
-                          "taco: the future's value type differs from the method's result type");
+            static_assert(std::is_same_v<typename C::value_type, delivered_t<R>>,
+                          "taco: the future's value type differs from the method's result type (a "
+                          "taco::view<T> result arrives as a std::vector<T>)");
             if constexpr (!std::is_void_v<R>) check_invocation_result<R>();
             if constexpr (Mods::has_timeout) return arm_with_timeout(c, o.limit);
-            else return future_continuation<R>{this_core(), c.arm()};
+            else return future_continuation<delivered_t<R>>{this_core(), c.arm()};
         } else {
             static_assert(!Mods::has_timeout,
                           "taco: taco::timeout needs a future to report the timeout to, not a taco::then "
@@ -109,7 +111,7 @@ auto make_continuation(const option_set& o, M&&... m) {
                               "(the method returns void, so no result is appended)");
             } else {
                 check_invocation_result<R>();
-                static_assert(decltype(c.call.with_last(std::declval<R>()))::template applies_to<Object>,
+                static_assert(decltype(c.call.with_last(std::declval<delivered_t<R>>()))::template applies_to<Object>,
                               "taco::then: the continuation cannot be called with (bound arguments..., result); "
                               "check its parameters against the method's result type");
             }
@@ -189,7 +191,7 @@ struct target_traits<global_ptr<T>> {
     static constexpr bool single = true;
     using object = T;
     template <class Call>
-    using result = result_of<T, Call>;
+    using result = delivered_t<result_of<T, Call>>;
     template <class Call, class... M>
     static void invoke(global_ptr<T> target, const Call& call, M&&... m) {
         invoke_single<T, Call, modifiers<M...>>(target.core(), target.address(), call, std::forward<M>(m)...);
@@ -202,7 +204,7 @@ struct target_traits<I> {
     static constexpr bool single = true;
     using object = void;
     template <class Call>
-    using result = result_of<void, Call>;
+    using result = delivered_t<result_of<void, Call>>;
     template <class Call, class... M>
     static void invoke(I core, const Call& call, M&&... m) {
         invoke_single<void, Call, modifiers<M...>>(core_id(core), nullptr, call, std::forward<M>(m)...);

@@ -131,9 +131,10 @@ template <class T, class F, class... A, class Comb, class... M>
     static_assert(Mods::valid());
     detail::check_collective_options<Mods>();
     detail::check_group_call<T, Call>();
-    using R = detail::result_of<T, Call>;
-    static_assert(!std::is_void_v<R>, "taco::reduce: the method returns void; use at_each with a completion");
-    detail::check_invocation_result<R>();
+    using Result = detail::result_of<T, Call>;
+    static_assert(!std::is_void_v<Result>, "taco::reduce: the method returns void; use at_each with a completion");
+    detail::check_invocation_result<Result>();
+    using R = detail::delivered_t<Result>; // what is merged (a view's elements: a vector)
     detail::check_combiner<Comb, R>();
     if (!g) throw std::invalid_argument("taco::reduce: null group");
     if constexpr (Mods::completions == 0) {
@@ -169,8 +170,10 @@ template <class T, class F, class... A, class R>
 void gather(group<T> g, const bound_call<F, A...>& call, std::span<R> out, future<void>& done) {
     using Call = bound_call<F, A...>;
     detail::check_group_call<T, Call>();
-    static_assert(std::is_same_v<std::remove_const_t<R>, detail::result_of<T, Call>>,
-                  "taco::gather: the array's element type must be the method's result type");
+    static_assert(std::is_same_v<std::remove_const_t<R>, detail::delivered_t<detail::result_of<T, Call>>>,
+                  "taco::gather: the array's element type must be the method's result type (a "
+                  "taco::view<T> result arrives as a std::vector<T>)");
+    detail::check_invocation_result<detail::result_of<T, Call>>();
     if (!g) throw std::invalid_argument("taco::gather: null group");
     if (out.size() != g.size)
         throw std::invalid_argument("taco::gather: the result array has " + std::to_string(out.size()) +

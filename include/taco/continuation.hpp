@@ -18,10 +18,15 @@
 #include <taco/global_ptr.hpp>
 #include <taco/m2f.hpp>
 #include <taco/uncaught_error.hpp>
+#include <taco/usage_error.hpp>
+#include <taco/runtime/message.hpp>
+#include <taco/runtime/bulk.hpp>
 #include <taco/runtime/core.hpp>
+#include <taco/detail/carried_result.hpp>
 #include <taco/detail/core_identity.hpp>
 #include <taco/detail/wire_call.hpp>
 #include <taco/detail/request.hpp>
+#include <taco/detail/task_request.hpp>
 
 namespace taco {
 
@@ -45,9 +50,17 @@ struct future_fail_message {
     void operator()() { target->set_error(error); }
 };
 
-/// Assigns a future on its core: the invocation's result message. (The
-/// address of the future's state travels raw: it is only ever used on its
-/// own core.)
+/// Assigns a carried result (bulk_value's finish).
+template <class R>
+struct future_set_finish {
+    future_state<R>* target;
+    void operator()(R&& v) const { target->set_value(std::move(v)); }
+};
+
+/// Assigns a future on its core: the invocation's result message, or a
+/// carried result (carried_result.hpp). R is the future's value type, what
+/// the result is delivered as. (The address of the future's state travels
+/// raw: it is only ever used on its own core.)
 template <class R>
 struct future_continuation {
     core_id core;
@@ -58,11 +71,16 @@ struct future_continuation {
     // message to ourselves would only wait in our own channel for the next
     // poll round. Safe: assigning is what that message would do on this
     // core, and the state is alive (a pending future waits in its
-    // destructor before it lets its state go).
+    // destructor before it lets its state go). A string or vector is moved
+    // in then, never carried.
     template <class... V>
     void deliver(V&&... v) const {
-        if (core == this_core()) target->set_value(std::forward<V>(v)...);
-        else runtime().send<future_set_message<R>>(core, target, std::forward<V>(v)...);
+        if (core == this_core())
+            target->set_value(to_delivered<R>(std::forward<V>(v))...);
+        else if constexpr (sizeof...(V) == 1 && travels_carried<R, future_set_message>())
+            send_carried_value<R>(core, v..., future_set_finish<R>{target}, [this](const error_info& e) { fail(e); });
+        else
+            runtime().send<future_set_message<R>>(core, target, std::forward<V>(v)...);
     }
     void fail(const error_info& e) const {
         if (core == this_core()) target->set_error(e);
@@ -96,7 +114,9 @@ private:
 
 /// Invokes `call` (with the result appended to its bound arguments) on
 /// `target` (T = void: on core `core`, no object); errors go to the
-/// uncaught-error handler of the core where they happened.
+/// uncaught-error handler of the core where they happened. A result that
+/// does not fit the invocation (a string, a vector, a view, which arrives as
+/// a vector, or a large plain value) is carried, as arguments are.
 template <class T, class Call>
 struct then_continuation {
     static_assert(!carries_v<Call>,
@@ -112,13 +132,38 @@ struct then_continuation {
     /// gather adds the member's rank before it).
     template <class... V>
     void deliver(const V&... v) const {
-        const auto full = extend(call, v...);
-        runtime().send<request<T, std::remove_const_t<decltype(full)>, no_continuation>>(core, target, full,
-                                                                                         no_continuation{});
+        if constexpr (fits_plainly<delivered_t<V>...>()) {
+            send_request(extend(call, v...));
+        } else {
+            // Pieces first, then the invocation: a size beyond
+            // taco::max_carried_bytes is refused before anything is sent.
+            try {
+                const auto full = extend(call, carry_if_large(to_delivered<delivered_t<V>>(v))...);
+                send_carried(runtime(), core, target, full, no_continuation{}, run_straight{});
+            } catch (const usage_error&) {
+                fail(too_large_result());
+            }
+        }
     }
     void fail(const error_info& e) const { no_continuation{}.fail(e); }
 
 private:
+    template <class... V>
+    static constexpr bool fits_plainly() {
+        using full = decltype(extend(std::declval<const Call&>(), std::declval<const V&>()...));
+        if constexpr (carries_v<full>) return false;
+        else return message_length<request<T, full, no_continuation>> <= message_bytes;
+    }
+    template <class C>
+    void send_request(const C& full) const {
+        runtime().send<request<T, C, no_continuation>>(core, target, full, no_continuation{});
+    }
+    template <class V>
+    static decltype(auto) carry_if_large(V&& v) {
+        using D = std::remove_cvref_t<V>;
+        if constexpr (!is_carried_v<D> && sizeof(D) > sizeof(carried_ref)) return carried_value<D>{v};
+        else return std::forward<V>(v);
+    }
     template <class C>
     static C extend(const C& c) {
         return c;

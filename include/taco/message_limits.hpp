@@ -8,13 +8,17 @@
 // docs/reference.md's "Limits" table lists them.
 //
 // Beyond them: std::string, std::vector and taco::view arguments are carried
-// in as many messages as they need (up to taco::max_carried_bytes), and
-// larger shared data belongs in a MESH shared object.
+// in as many messages as they need (up to taco::max_carried_bytes); results
+// and reduced or gathered values larger than `result` / `reduce_value` (and
+// strings, vectors, views) are carried too (detail/carried_result.hpp), so
+// those two say which values take the one-message path. Larger shared data
+// belongs in a MESH shared object.
 #include <cstddef>
 
 #include <taco/continuation.hpp>
 #include <taco/m2f.hpp>
 #include <taco/task.hpp>
+#include <taco/detail/carried_result.hpp>
 #include <taco/detail/collective_ops.hpp>
 #include <taco/detail/request.hpp>
 #include <taco/detail/task_request.hpp>
@@ -46,9 +50,9 @@ inline constexpr std::size_t future_completion = sizeof(detail::future_continuat
 /// What task options (as_activity, as_coroutine, with_priority, deadlines) take of them.
 inline constexpr std::size_t task_options = sizeof(detail::task_request<probe::method_request>) - sizeof(probe::method_request);
 
-/// A result returned to a future.
+/// A result returned to a future in its one message (larger: carried).
 inline constexpr std::size_t result = payload - offsetof(detail::future_set_message<long>, value);
-/// A member's value in a reduce or gather.
+/// A member's value in a reduce or gather, in its one message (larger: carried).
 inline constexpr std::size_t reduce_value = payload - offsetof(detail::contribute_message<long>, value);
 
 } // namespace taco::limits

@@ -4,8 +4,8 @@
 // meaningful on the sender (in process mode and on the SCC it points into
 // another core's private memory): raw pointers, and the trivially copyable
 // references to the sender's memory, std::span and std::string_view. Strings,
-// vectors and taco::view are carried (carried.hpp). The texts are shared by
-// every entry point (m2f, async, results, then).
+// vectors and taco::view are carried (carried.hpp, carried_result.hpp). The
+// texts are shared by every entry point (m2f, async, results, then).
 #include <functional>
 #include <initializer_list>
 #include <span>
@@ -33,6 +33,17 @@ inline constexpr bool is_initializer_list_v = false;
 template <class T>
 inline constexpr bool is_initializer_list_v<std::initializer_list<T>> = true;
 
+/// The elements of a carried argument or result (a vector, a view).
+template <class C>
+constexpr void check_carried_elements() {
+    using E = typename carried<C>::element;
+    static_assert(std::is_trivially_copyable_v<E> && !std::is_pointer_v<E> && !is_carried_v<E>,
+                  "taco: the elements of a carried std::vector / taco::view (argument or result) must be "
+                  "plain values (trivially copyable, no pointers, no nested strings or vectors): flatten "
+                  "nested data into one vector plus offsets, or keep it in a MESH shared object.");
+    static_assert(alignof(E) <= carried_align, "taco: carried elements aligned beyond alignof(std::max_align_t)");
+}
+
 /// Arguments: plain values, or carried ranges of plain values. One
 /// static_assert fires per kind of mistake (no cascade).
 template <class T>
@@ -48,12 +59,7 @@ constexpr void check_invocation_argument() {
                       "sender's memory. Pass the value itself, a std::vector or taco::view, or a "
                       "taco::global_ptr to the object.");
     } else if constexpr (is_carried_v<T>) {
-        using E = typename carried<T>::element;
-        static_assert(std::is_trivially_copyable_v<E> && !std::is_pointer_v<E> && !is_carried_v<E>,
-                      "taco: the elements of a carried std::vector / taco::view must be plain values "
-                      "(trivially copyable, no pointers, no nested strings or vectors): flatten nested "
-                      "data into one vector plus offsets, or keep it in a MESH shared object.");
-        static_assert(alignof(E) <= carried_align, "taco: carried elements aligned beyond alignof(std::max_align_t)");
+        check_carried_elements<T>();
     } else {
         static_assert(std::is_trivially_copyable_v<T>,
                       "taco: an invocation argument is not trivially copyable (and not one of the types "
@@ -68,18 +74,24 @@ constexpr void check_invocation_argument() {
     }
 }
 
-/// Results travel back in one message: plain values only (for now).
+/// Results: plain values of any size, or a std::string, std::vector or
+/// taco::view of plain values (carried back when they do not fit one
+/// message: carried_result.hpp).
 template <class R>
 constexpr void check_invocation_result() {
-    if constexpr (is_carried_v<R> || is_string_view_v<R> || is_span_v<R>) {
-        static_assert(!is_carried_v<R> && !is_string_view_v<R> && !is_span_v<R>,
-                      "taco: a std::string, std::vector or view cannot be returned across cores (only "
-                      "passed as an argument): return a fixed-size value, or send the data on as an "
-                      "argument of a taco::then continuation or a further invocation.");
+    if constexpr (is_string_view_v<R> || is_span_v<R>) {
+        static_assert(!is_string_view_v<R> && !is_span_v<R>,
+                      "taco: a std::string_view or std::span result holds the callee's address, which means "
+                      "nothing on another core. Return a std::string or std::vector (copied to the caller), or "
+                      "a taco::view<T> into the object's data (the caller receives a std::vector<T>).");
+    } else if constexpr (is_carried_v<R>) {
+        check_carried_elements<R>();
     } else {
         static_assert(std::is_trivially_copyable_v<R>,
-                      "taco: an invocation result is not trivially copyable. Results are copied byte for "
-                      "byte back to the caller's core: return a plain value or a taco::global_ptr.");
+                      "taco: an invocation result is not trivially copyable (and not one of the types carried "
+                      "back by value: std::string, std::vector<T>, taco::view<T>). Results are copied byte for "
+                      "byte back to the caller's core: return a plain value, a std::vector or std::string, or a "
+                      "taco::global_ptr.");
         static_assert(!(std::is_pointer_v<R> && !std::is_function_v<std::remove_pointer_t<R>>),
                       "taco: an invocation result is a raw pointer, which is only meaningful on the core "
                       "that returns it. Return a taco::global_ptr<T> (taco::to_global(p)) instead.");

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -54,6 +56,29 @@ struct carried<view<T>> {
     using element = T;
     static std::span<const T> elements(const view<T>& v) noexcept { return v; }
     static view<T> rebuild(const T* p, std::size_t n) noexcept { return view<T>(p, n); }
+};
+
+/// A plain value too large for the message it is appended to (a result
+/// passed on to a taco::then continuation), carried as its bytes. It
+/// converts to the value, so the continuation takes a V (or a const V&).
+template <class V>
+struct carried_value {
+    V value;
+    operator const V&() const noexcept { return value; }
+};
+template <class V>
+struct carried<carried_value<V>> {
+    static constexpr bool value = true;
+    using element = std::byte; // rebuilt by memcpy: any offset will do
+    static std::span<const std::byte> elements(const carried_value<V>& v) noexcept {
+        return std::as_bytes(std::span(&v.value, 1));
+    }
+    static carried_value<V> rebuild(const std::byte* p, std::size_t n) {
+        if (n != sizeof(V)) throw std::logic_error("taco: a carried value's bytes are not one value");
+        alignas(V) std::byte raw[sizeof(V)];
+        std::memcpy(raw, p, sizeof(V));
+        return {*std::launder(reinterpret_cast<V*>(raw))};
+    }
 };
 
 template <class A>

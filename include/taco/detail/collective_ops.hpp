@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <taco/async.hpp>
@@ -15,6 +16,8 @@
 #include <taco/group.hpp>
 #include <taco/image_ptr.hpp>
 #include <taco/remote_error.hpp>
+#include <taco/runtime/bulk.hpp>
+#include <taco/detail/carried_result.hpp>
 #include <taco/detail/helper_pool.hpp>
 #include <taco/detail/request.hpp>
 #include <taco/detail/task_request.hpp>
@@ -26,9 +29,10 @@ struct unit_combiner {
     unit operator()(unit, unit) const noexcept { return {}; }
 };
 
-/// A result (value != nullptr) or an error for slot `index` of a helper.
+/// A result (value != nullptr; the helper may move from it) or an error for
+/// slot `index` of a helper.
 template <class R>
-using helper_entry = void (*)(void* helper, std::uint32_t index, const R* value, const error_info* error);
+using helper_entry = void (*)(void* helper, std::uint32_t index, R* value, const error_info* error);
 
 template <class R>
 struct contribute_message {
@@ -47,7 +51,19 @@ struct contribute_error_message {
     void operator()() { entry.get()(helper, index, nullptr, &error); }
 };
 
+/// Hands a carried value to slot `index` of a helper (bulk_value's finish).
+template <class R>
+struct contribute_finish {
+    void* helper;
+    image_ptr<helper_entry<R>> entry;
+    std::uint32_t index;
+    void operator()(R&& v) const { entry.get()(helper, index, &v, nullptr); }
+};
+
 /// Where a node's (merged) result goes: slot `index` of a helper on `core`.
+/// A value too large for contribute_message (a vector, a histogram array)
+/// is carried (carried_result.hpp); v may be a member's taco::view, sent
+/// as its elements and rebuilt as the R (a vector) the helper takes.
 template <class R>
 struct helper_link {
     core_id core;
@@ -55,10 +71,24 @@ struct helper_link {
     void* helper; // on `core` only
     image_ptr<helper_entry<R>> entry;
 
-    void deliver(const R& v) const { deliver_at(index, v); }
+    template <class V>
+    void deliver(V&& v) const { deliver_at(index, std::forward<V>(v)); }
     void fail(const error_info& e) const { fail_at(index, e); }
-    void deliver_at(std::uint32_t i, const R& v) const {
-        runtime().send<contribute_message<R>>(core, helper, entry, i, v);
+    template <class V>
+    void deliver_at(std::uint32_t i, V&& v) const {
+        if constexpr (travels_carried<R, contribute_message>()) {
+            // A helper on this very core takes a large value at once (as the
+            // node's own member's value does), rather than through pieces
+            // sent to ourselves.
+            if (core == this_core()) {
+                R own = to_delivered<R>(std::forward<V>(v));
+                return contribute_finish<R>{helper, entry, i}(std::move(own));
+            }
+            send_carried_value<R>(core, v, contribute_finish<R>{helper, entry, i},
+                                  [&](const error_info& e) { fail_at(i, e); });
+        } else {
+            runtime().send<contribute_message<R>>(core, helper, entry, i, std::forward<V>(v));
+        }
     }
     void fail_at(std::uint32_t i, const error_info& e) const {
         runtime().send<contribute_error_message<R>>(core, helper, entry, i, e);
@@ -70,15 +100,18 @@ template <class Cont, bool Void>
 struct final_sink {
     Cont cont;
     template <class V>
-    void deliver(const V& v) const {
-        if constexpr (Void) cont.deliver(); else cont.deliver(v);
+    void deliver(V&& v) const {
+        if constexpr (Void) cont.deliver(); else cont.deliver(std::forward<V>(v));
     }
     void fail(const error_info& e) const { cont.fail(e); }
 };
 
 /// Temporary reduction helper at one tree node: slot 0 is the node's own
 /// member, slot i its i-th child's subtree. Merges in slot order as soon as
-/// a prefix is complete, so out-of-order arrivals wait in their slot.
+/// a prefix is complete, so out-of-order arrivals wait in their slot. Large
+/// values are not copied: the one that arrives in order merges straight
+/// into the accumulator (moved into the combiner, which returns it), an
+/// early one is moved into its slot.
 template <class R, class Comb, class Sink>
 struct reduce_helper {
     // optional: combiners and sinks (a continuation may hold a user's
@@ -100,31 +133,40 @@ struct reduce_helper {
         error.reset();
         next = 0;
     }
-    static void entry(void* self, std::uint32_t i, const R* v, const error_info* e) {
+    static void entry(void* self, std::uint32_t i, R* v, const error_info* e) {
         auto* h = static_cast<reduce_helper*>(self);
-        if (v) {
-            h->slots[i].emplace(*v);
-        } else {
+        if (!v) {
             if (!h->error) h->error = *e;
             h->failed[i] = true;
+        } else if (i == h->next) {
+            h->merge(*v);
+            ++h->next;
+        } else {
+            h->slots[i].emplace(std::move(*v));
         }
         h->drain();
     }
     helper_link<R> link(std::uint32_t index) { return {this_core(), index, this, image_ptr(&reduce_helper::entry)}; }
 
 private:
+    void merge(R& v) {
+        if (error) return;
+        // The user's combiner runs inside this core's message handler: an
+        // exception must become the collective's error, not unwind through
+        // the handler, which would leave the helper unreleased and the
+        // caller waiting for ever.
+        try {
+            if (acc) *acc = R((*comb)(std::move(*acc), std::as_const(v)));
+            else acc.emplace(std::move(v));
+        } catch (...) {
+            error = error_info::current(this_core());
+        }
+    }
     void drain() {
         while (next < slots.size() && (slots[next] || failed[next])) {
-            if (slots[next] && !error) {
-                // The user's combiner runs inside this core's message
-                // handler: an exception must become the collective's
-                // error, not unwind through the handler, which would leave
-                // the helper unreleased and the caller waiting for ever.
-                try {
-                    acc = acc ? R((*comb)(*acc, *slots[next])) : *slots[next];
-                } catch (...) {
-                    error = error_info::current(this_core());
-                }
+            if (slots[next]) {
+                merge(*slots[next]);
+                slots[next].reset();
             }
             ++next;
         }
@@ -135,7 +177,7 @@ private:
         std::optional<R> result = std::move(acc);
         std::optional<error_info> err = error;
         helper_pool<reduce_helper>::release(this);
-        if (err) s.fail(*err); else s.deliver(*result);
+        if (err) s.fail(*err); else s.deliver(std::move(*result));
     }
 };
 
@@ -147,10 +189,10 @@ struct gather_array_helper {
     future_state<void>* done;
     std::optional<error_info> error;
 
-    static void entry(void* self, std::uint32_t rank, const R* v, const error_info* e) {
+    static void entry(void* self, std::uint32_t rank, R* v, const error_info* e) {
         auto* h = static_cast<gather_array_helper*>(self);
         if (v)
-            h->out[rank] = *v;
+            h->out[rank] = std::move(*v);
         else if (!h->error)
             h->error = *e;
         h->arrived();
@@ -169,7 +211,7 @@ template <class Cont>
 struct ranked_sink {
     Cont cont;
     template <class V>
-    void deliver_at(std::uint32_t rank, const V& v) const { cont.deliver(rank, v); }
+    void deliver_at(std::uint32_t rank, V&& v) const { cont.deliver(rank, std::forward<V>(v)); }
     void fail_at(std::uint32_t, const error_info& e) const { cont.fail(e); }
 };
 
@@ -197,9 +239,10 @@ struct collective_ops {
     }
 
     /// Discard: results are not merged (at_each with completion), only counted.
+    /// R: what the results are delivered as (a member's view: a vector).
     template <class Call, class Comb, class Sink, bool Discard = false, class How = run_straight>
     static void reduce(node& n, Call call, Comb comb, Sink sink, How how = {}) {
-        using R = value_or_unit<std::conditional_t<Discard, void, typename Call::template result_type<T>>>;
+        using R = value_or_unit<delivered_t<std::conditional_t<Discard, void, typename Call::template result_type<T>>>>;
         if (auto e = deleted_target_error(&n)) [[unlikely]]
             return sink.fail(*e);
         if (n.children.empty()) {
@@ -208,7 +251,8 @@ struct collective_ops {
             // two-core reduction's critical path).
             how([call, sink, member = n.member]() mutable {
                 apply_captured<T, Discard>(
-                    call, member, [&](const R& v) { sink.deliver(v); }, [&](const error_info& e) { sink.fail(e); });
+                    call, member, [&](auto&& v) { sink.deliver(std::move(v)); },
+                    [&](const error_info& e) { sink.fail(e); });
             });
             return;
         }
@@ -220,7 +264,15 @@ struct collective_ops {
                   h->link(i + 1), how);
         how([call, h, member = n.member]() mutable {
             apply_captured<T, Discard>(
-                call, member, [h](const R& v) { helper::entry(h, 0, &v, nullptr); },
+                call, member,
+                [h](auto&& v) {
+                    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(v)>, R>) {
+                        helper::entry(h, 0, &v, nullptr);
+                    } else {
+                        R own = to_delivered<R>(v);
+                        helper::entry(h, 0, &own, nullptr);
+                    }
+                },
                 [h](const error_info& e) { helper::entry(h, 0, nullptr, &e); });
         });
     }
@@ -231,7 +283,7 @@ struct collective_ops {
             return sink.fail_at(0, *e);
         for (auto c : n.children) async(c, &collective_ops::gather<Call, Sink>, call, sink);
         apply_captured<T>(
-            call, n.member, [&](const auto& v) { sink.deliver_at(n.rank, v); },
+            call, n.member, [&](auto&& v) { sink.deliver_at(n.rank, std::move(v)); },
             [&](const error_info& e) { sink.fail_at(n.rank, e); });
     }
 };

@@ -86,9 +86,11 @@ struct request {
     void operator()() {
         apply_captured<T>(
             call, target.get(),
-            [this](const auto& value) {
+            // The result is the call's own temporary: moved on (a string or
+            // vector handed over on the same core is not copied).
+            [this](auto&& value) {
                 if constexpr (std::is_void_v<typename Call::template result_type<T>>) cont.deliver();
-                else cont.deliver(value);
+                else cont.deliver(std::move(value));
             },
             [this](const error_info& e) { cont.fail(e); });
     }

@@ -12,7 +12,9 @@
 
 #include <taco/future.hpp>
 #include <taco/remote_error.hpp>
+#include <taco/runtime/bulk.hpp>
 #include <taco/runtime/core.hpp>
+#include <taco/detail/carried_result.hpp>
 #include <taco/detail/clock_arithmetic.hpp>
 #include <taco/detail/core_identity.hpp>
 #include <taco/detail/request.hpp>
@@ -56,13 +58,27 @@ struct timed_fail_message {
     }
 };
 
+/// Assigns a carried result (bulk_value's finish), if it is in time.
+template <class R>
+struct timed_set_finish {
+    std::uint32_t slot, generation;
+    void operator()(R&& v) const {
+        if (auto* f = claim_future<R>(slot, generation)) f->set_value(std::move(v));
+    }
+};
+
+/// R: the future's value type (carried_result.hpp).
 template <class R>
 struct timed_future_continuation {
     core_id core;
     std::uint32_t slot, generation;
     template <class... V>
     void deliver(V&&... v) const {
-        runtime().send<timed_set_message<R>>(core, slot, generation, value_or_unit<R>{std::forward<V>(v)...});
+        if constexpr (sizeof...(V) == 1 && travels_carried<R, timed_set_message>())
+            send_carried_value<R>(core, v..., timed_set_finish<R>{slot, generation},
+                                  [this](const error_info& e) { fail(e); });
+        else
+            runtime().send<timed_set_message<R>>(core, slot, generation, value_or_unit<R>{std::forward<V>(v)...});
     }
     void fail(const error_info& e) const { runtime().send<timed_fail_message<R>>(core, slot, generation, e); }
 };

@@ -80,6 +80,18 @@ public:
         defer<Pace>(dest, Msg{std::forward<Args>(args)...});
     }
 
+    /// Send Msg{args...} to `dest` behind the messages already queued for it,
+    /// without trying the channel first: the rest of a burst (the pieces of
+    /// a carried buffer, bulk.hpp) once one has found the channel full.
+    /// Trying it for each would read the receiver's slot line each time (a
+    /// cache miss per message while the ring is full); progress() moves them.
+    template <class Msg, class... Args>
+    void send_queued(core_id dest, Args&&... args) {
+        check_message<Msg>();
+        if (queued_.empty() || !queued_.waiting(dest)) return send<Msg, pacing::unpaced>(dest, std::forward<Args>(args)...);
+        defer<pacing::unpaced>(dest, Msg{std::forward<Args>(args)...});
+    }
+
     /// Back-pressure owed by unpaced sends (a no-op below the soft limit).
     void pace(core_id dest) {
         if (queued_.size() > queued_soft_limit) [[unlikely]] apply_backpressure(dest);

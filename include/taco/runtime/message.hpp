@@ -41,9 +41,11 @@ constexpr bool fits_in_message() {
                   "taco: this message does not fit (see Needed/Capacity in the instantiation above: "
                   "handler + target + callable + arguments + completion + options vs. taco::message_bytes). "
                   "The room for arguments, results and reduced values is in taco::limits "
-                  "(<taco/message_limits.hpp>, README \"Limits\"). Pass larger data as a std::vector, "
-                  "std::string or taco::view argument (carried in several messages), as a taco::global_ptr "
-                  "to it, or in a MESH shared object (sharing_ptr).");
+                  "(<taco/message_limits.hpp>, docs/reference.md \"Limits\"). Pass larger arguments as a "
+                  "std::vector, std::string or taco::view (carried in several messages), as a "
+                  "taco::global_ptr to them, or in a MESH shared object (sharing_ptr); results and reduced "
+                  "values of any size are carried already, so this is an argument list or a bound "
+                  "continuation.");
     return true;
 }
 
