@@ -25,6 +25,7 @@
 #include <tacomesh/posix/futex.hpp>
 #include <tacomesh/posix/memory.hpp>
 #include <tacomesh/posix/ring.hpp>
+#include <tacomesh/posix/staging.hpp>
 
 namespace tacomesh::posix {
 
@@ -90,6 +91,12 @@ struct config {
     std::size_t non_cached_bytes = std::size_t(256) << 20;
     std::size_t cached_bytes = std::size_t(1) << 30;
     std::size_t private_bytes = std::size_t(16) << 20;
+    /// Process mode: each core's staging area for large carried arguments
+    /// and results (staging.hpp), address space reserved per core (only
+    /// touched pages cost memory). A buffer that does not fit what is free
+    /// goes through the channel in pieces instead; 0 sends every one so.
+    /// Thread mode hands buffers over by pointer and reserves none.
+    std::size_t bulk_staging_bytes = std::size_t(32) << 20;
     /// A core that keeps messages waiting this long without taking any, or
     /// stays stopped (SIGSTOP, a debugger) this long, is reported, naming
     /// what waited for it. Unset: 10 s. Zero: no watch. A core that computes
@@ -141,7 +148,10 @@ struct shared_state {
         : cfg(c), processes(c.mode == execution_mode::processes),
           ring_bytes(round_up(ring::bytes_for(c.ring_slots), cache_line)),
           memory(sizeof(core_record) * c.cores + std::size_t(c.cores) * c.cores * ring_bytes + 4096),
-          regions(c.non_cached_bytes, c.cached_bytes, c.private_bytes, c.cores, processes) {
+          regions(c.non_cached_bytes, c.cached_bytes, c.private_bytes, c.cores, processes),
+          staging_stride(processes ? round_up(c.bulk_staging_bytes, page_bytes) : 0),
+          staging(staging_stride * c.cores, mapping::sharing::shared, "the staging areas of large carried buffers",
+                  "config.bulk_staging_bytes = " + std::to_string(c.bulk_staging_bytes) + " per core") {
         records = static_cast<core_record*>(memory.allocate(sizeof(core_record) * c.cores));
         for (core_id i = 0; i < c.cores; ++i) ::new (&records[i]) core_record{};
         rings = ::new (memory.allocate(sizeof(std::atomic<std::size_t>))) std::atomic<std::size_t>{0};
@@ -159,6 +169,8 @@ struct shared_state {
     std::size_t ring_bytes;
     arena memory;
     memory_regions regions;
+    std::size_t staging_stride; // bytes per core's staging area (0: none, thread mode)
+    mapping staging;
     core_record* records;
     std::atomic<std::size_t>* rings;
     /// Process mode: forked cores wait here until every one exists (0), then
@@ -173,6 +185,12 @@ struct shared_state {
 
     /// After an acquire load of `failed` saw true (the watcher's release store).
     [[noreturn]] void throw_failure() const { throw core_failure(failure); }
+
+    /// Core `id`'s staging area (empty in thread mode).
+    staging_area staging_of(core_id id) const noexcept {
+        return staging_stride ? staging_area(staging.data() + std::size_t(id) * staging_stride, staging_stride)
+                              : staging_area();
+    }
 };
 
 } // namespace detail
