@@ -77,6 +77,9 @@ private:
             if (h->in_use.load(std::memory_order_acquire) != 0) return;
             tail_ += h->bytes;
         }
+        // Empty: start over at the beginning, so that a block as large as
+        // the area fits whenever nothing is held.
+        head_ = tail_ = 0;
     }
 
     std::byte* base_ = nullptr;
