@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -148,7 +149,10 @@ public:
 
     // ---- large carried buffers (taco::bulk_endpoint) ----
     bool shares_address_space() const noexcept { return !s_.processes; }
-    std::byte* bulk_stage(core_id, std::size_t n) noexcept { return staging_.allocate(n); }
+    std::byte* bulk_stage(core_id, std::size_t n) noexcept {
+        if (staging_.capacity() == 0 && !s_.processes && !own_staging_tried_) [[unlikely]] map_own_staging();
+        return staging_.allocate(n);
+    }
     void bulk_release(std::byte* p) noexcept { detail::staging_area::release(p); }
     /// Bytes of this core's staging area not yet released and reclaimed (tests).
     std::size_t staging_held() const noexcept { return staging_.held(); }
@@ -219,7 +223,23 @@ private:
     static constinit inline producer_page unconnected_page{};
     std::vector<producer_page*> out_;
     detail::ring::producer* acquired_ = nullptr; // of the last try_acquire (see publish)
-    detail::staging_area staging_; // process mode: this core's, allocated from here only
+    detail::staging_area staging_; // this core's, allocated from here only
+    // Thread mode: the area is a mapping made when this core first stages
+    // (a run whose cores never carry much reserves nothing; a refused
+    // mapping only means pieces). The run's state keeps it, not this
+    // endpoint: a receiver may still read a block after this core's entry
+    // has returned.
+    bool own_staging_tried_ = false;
+    [[gnu::noinline]] void map_own_staging() noexcept {
+        own_staging_tried_ = true;
+        try {
+            detail::mapping& m = s_.thread_staging[id_]; // only this core touches its element
+            m = detail::mapping(std::min(s_.cfg.bulk_staging_bytes, config::thread_staging_bytes),
+                                detail::mapping::sharing::private_, "a staging area");
+            staging_ = detail::staging_area(m.data(), m.size());
+        } catch (const std::exception&) {
+        }
+    }
 };
 
 /// The POSIX platform (satisfies taco::platform).

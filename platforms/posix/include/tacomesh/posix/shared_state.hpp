@@ -91,11 +91,14 @@ struct config {
     std::size_t non_cached_bytes = std::size_t(256) << 20;
     std::size_t cached_bytes = std::size_t(1) << 30;
     std::size_t private_bytes = std::size_t(16) << 20;
-    /// Process mode: each core's staging area for large carried arguments
-    /// and results (staging.hpp), address space reserved per core (only
-    /// touched pages cost memory). A buffer that does not fit what is free
-    /// goes through the channel in pieces instead; 0 sends every one so.
-    /// Thread mode hands buffers over by pointer and reserves none.
+    /// Each core's staging area for carried arguments and results from 256
+    /// bytes on (staging.hpp), address space reserved per core (only touched
+    /// pages cost memory). A buffer that does not fit what is free goes
+    /// through the channel in pieces instead; 0 sends every one so. Thread
+    /// mode stages only buffers below 64 KiB (larger ones are handed over by
+    /// pointer): there a core maps at most thread_staging_bytes of it, and
+    /// only when it first stages something.
+    static constexpr std::size_t thread_staging_bytes = std::size_t(4) << 20;
     std::size_t bulk_staging_bytes = std::size_t(32) << 20;
     /// A core that keeps messages waiting this long without taking any, or
     /// stays stopped (SIGSTOP, a debugger) this long, is reported, naming
@@ -163,14 +166,16 @@ struct shared_state {
                 if (CPU_ISSET(i, &set)) cpus.push_back(i);
         if (cpus.empty()) cpus.push_back(0);
         oversubscribed = c.cores > cpus.size();
+        if (!processes) thread_staging.resize(c.cores);
     }
     config cfg;
     bool processes;
     std::size_t ring_bytes;
     arena memory;
     memory_regions regions;
-    std::size_t staging_stride; // bytes per core's staging area (0: none, thread mode)
+    std::size_t staging_stride; // bytes per core's staging area (process mode; thread mode: 0)
     mapping staging;
+    std::vector<mapping> thread_staging; // thread mode: each core's, mapped by the core (platform.hpp)
     core_record* records;
     std::atomic<std::size_t>* rings;
     /// Process mode: forked cores wait here until every one exists (0), then
@@ -186,7 +191,7 @@ struct shared_state {
     /// After an acquire load of `failed` saw true (the watcher's release store).
     [[noreturn]] void throw_failure() const { throw core_failure(failure); }
 
-    /// Core `id`'s staging area (empty in thread mode).
+    /// Core `id`'s staging area (process mode; thread mode: empty).
     staging_area staging_of(core_id id) const noexcept {
         return staging_stride ? staging_area(staging.data() + std::size_t(id) * staging_stride, staging_stride)
                               : staging_area();

@@ -1,7 +1,7 @@
 #pragma once
-// Process mode's bulk transport (taco::bulk_endpoint): every core has a
-// staging area in one MAP_SHARED mapping, at the same address in every core
-// process, into which it copies a large carried buffer once; the receiver
+// The staging part of the POSIX bulk transport (taco::bulk_endpoint): every
+// core has a staging area in one MAP_SHARED mapping, at the same address in
+// every core process (and thread), into which it copies a carried buffer once; the receiver
 // reads it from there (the channel message names its address) and releases
 // it. Only the sending core allocates from its area, the receivers only
 // release, so allocation needs no lock: the area is a ring of blocks in
