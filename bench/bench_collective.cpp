@@ -328,10 +328,10 @@ void reduce_model(benchmark::State& state) {
 
 // ---- d. reductions of vectors ---------------------------------------------------------
 //
-// The member holds n doubles, all r + 1, and returns a view of them (the
-// elements go to the pieces straight from its data, as MPI_Allreduce reads
-// its send buffer); the root's helper sums them into the vector it was
-// given. The baseline moves the same bytes one way: a sync that returns
+// The member holds n doubles, all r + 1, and returns a view of them (its
+// elements are copied once as the result is sent: into the staging area, or
+// into the vector handed over by pointer, runtime/bulk.hpp); the root's
+// helper sums them into the vector it was given. The baseline moves the same bytes one way: a sync that returns
 // member 1's view (arriving as a vector), so the ratio is what the reduce
 // adds to the transfer. run_allreduce_compare.sh sets the same n and batch
 // against MPI_Allreduce of n doubles.

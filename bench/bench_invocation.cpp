@@ -59,6 +59,7 @@ struct target {
     std::uint64_t next() { return ++n; }
     void inc() { ++n; }
     std::uint64_t count() const { return n; }
+    std::uint64_t length(std::string s) { return n += s.size(); }
 };
 
 /// The raw baseline lives outside taco's global address space on purpose:
@@ -106,6 +107,36 @@ void polling_round_trip(benchmark::State& state) {
             benchmark::DoNotOptimize(v);
             return ns / double(sz.batch);
         };
+        for (auto _ : state) series.run_pair(state, base, ours);
+        taco::delete_on(t);
+    });
+    series.report_latency(state, report.oversubscribed);
+}
+
+// ---- a'. a round trip carrying a small string ----------------------------------
+//
+// A sync whose argument is a 24-character std::string (carried: its bytes go
+// ahead of the invocation as one piece), against taco's own round trip with a
+// plain argument in the same run: what carrying costs.
+
+void carried_round_trip(benchmark::State& state) {
+    const sizes sz = polling_rt_sizes();
+    posix::run_report report;
+    const posix::config cfg{.cores = 2, .idle = posix::idle_policy::poll, .report = &report};
+    paired_series series;
+    taco::run(cfg, [&] {
+        const auto t = taco::new_on<target>(1).get();
+        const std::string text(24, 's');
+        const auto timed = [&](auto trip) {
+            std::uint64_t v = trip(); // untimed first trip
+            const auto t0 = clock_type::now();
+            for (std::size_t i = 0; i < sz.batch; ++i) v += trip();
+            const double ns = ns_since(t0);
+            benchmark::DoNotOptimize(v);
+            return ns / double(sz.batch);
+        };
+        const auto base = [&] { return timed([&] { return taco_round_trip(t); }); };
+        const auto ours = [&] { return timed([&] { return taco::sync(t, &target::length, text); }); };
         for (auto _ : state) series.run_pair(state, base, ours);
         taco::delete_on(t);
     });
@@ -318,6 +349,10 @@ void channel_memory(benchmark::State& state, pattern p, taco::core_id cores) {
 
 void register_all() {
     benchmark::RegisterBenchmark("polling_round_trip", polling_round_trip)
+        ->Iterations(polling_rt_sizes().pairs)
+        ->UseManualTime()
+        ->Unit(benchmark::kNanosecond);
+    benchmark::RegisterBenchmark("carried_round_trip", carried_round_trip)
         ->Iterations(polling_rt_sizes().pairs)
         ->UseManualTime()
         ->Unit(benchmark::kNanosecond);

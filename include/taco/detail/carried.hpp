@@ -112,6 +112,8 @@ public:
         return {std::uint32_t(at), std::uint32_t(e.size())};
     }
     std::span<const std::byte> bytes() const noexcept { return bytes_; }
+    /// The buffer itself, for a transport that hands it over whole.
+    std::vector<std::byte> take() && noexcept { return std::move(bytes_); }
 
 private:
     std::vector<std::byte> bytes_;

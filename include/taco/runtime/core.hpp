@@ -26,6 +26,7 @@
 
 #include <taco/core_id.hpp>
 #include <taco/core_stats.hpp>
+#include <taco/runtime/bulk_port.hpp>
 #include <taco/runtime/call_slots.hpp>
 #include <taco/runtime/core_locals.hpp>
 #include <taco/runtime/memory_port.hpp>
@@ -46,7 +47,7 @@ namespace taco::detail {
 /// runs meanwhile can put a message of its own between them.
 enum class pacing : bool { unpaced, paced };
 
-class core : public memory_port {
+class core : public memory_port, public bulk_port {
 public:
     core(core_id id, core_id count, policy scheduling);
     virtual ~core();

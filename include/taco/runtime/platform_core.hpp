@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <span>
 
+#include <taco/platform/bulk_endpoint.hpp>
 #include <taco/platform/platform.hpp>
 #include <taco/runtime/core.hpp>
 #include <taco/runtime/message.hpp>
@@ -22,6 +23,7 @@ public:
     platform_core(endpoint_type& ep, policy scheduling) : core(ep.id(), ep.core_count(), scheduling), ep_(ep) {
         if constexpr (memory_endpoint<endpoint_type>) private_offset = ep.private_offset();
         remote_words = remote_memory_endpoint<endpoint_type>;
+        if constexpr (bulk_endpoint<endpoint_type>) shared_address_space = ep.shares_address_space();
     }
     ~platform_core() override { release_state(); }
 
@@ -58,6 +60,15 @@ public:
     std::span<const std::span<std::byte>> on_chip_regions() const override {
         if constexpr (on_chip_memory_endpoint<endpoint_type>) return ep_.on_chip_regions();
         else return memory_port::on_chip_regions();
+    }
+
+    std::byte* bulk_stage(core_id dest, std::size_t n) override {
+        if constexpr (bulk_endpoint<endpoint_type>) return ep_.bulk_stage(dest, n);
+        else return bulk_port::bulk_stage(dest, n);
+    }
+    void bulk_release(std::byte* p) override {
+        if constexpr (bulk_endpoint<endpoint_type>) ep_.bulk_release(p);
+        else bulk_port::bulk_release(p);
     }
 
 protected:

@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -52,7 +53,8 @@ class endpoint {
 public:
     endpoint(detail::shared_state& s, core_id id)
         : s_(s), me_(s.records[id]), id_(id), sleep_(s.idle != idle_policy::poll),
-          out_((s.cfg.cores + producer_page::size - 1) / producer_page::size, &unconnected_page) {}
+          out_((s.cfg.cores + producer_page::size - 1) / producer_page::size, &unconnected_page),
+          staging_(s.staging_of(id)) {}
     ~endpoint() {
         for (producer_page* p : out_)
             if (p != &unconnected_page) delete p;
@@ -159,6 +161,16 @@ public:
             rec.sleeping.store(0, std::memory_order_relaxed);
         }
     }
+
+    // ---- large carried buffers (taco::bulk_endpoint) ----
+    bool shares_address_space() const noexcept { return !s_.processes; }
+    std::byte* bulk_stage(core_id, std::size_t n) noexcept {
+        if (staging_.capacity() == 0 && !s_.processes && !own_staging_tried_) [[unlikely]] map_own_staging();
+        return staging_.allocate(n);
+    }
+    void bulk_release(std::byte* p) noexcept { detail::staging_area::release(p); }
+    /// Bytes of this core's staging area not yet released and reclaimed (tests).
+    std::size_t staging_held() const noexcept { return staging_.held(); }
 
     // ---- memory for MESH (mesh::memory_endpoint) ----
     std::span<std::byte> region(taco::memory_mode m) const noexcept { return s_.regions.region(m); }
@@ -268,6 +280,23 @@ private:
     static constinit inline producer_page unconnected_page{};
     std::vector<producer_page*> out_;
     detail::ring::producer* acquired_ = nullptr; // of the last try_acquire (see publish)
+    detail::staging_area staging_; // this core's, allocated from here only
+    // Thread mode: the area is a mapping made when this core first stages
+    // (a run whose cores never carry much reserves nothing; a refused
+    // mapping only means pieces). The run's state keeps it, not this
+    // endpoint: a receiver may still read a block after this core's entry
+    // has returned.
+    bool own_staging_tried_ = false;
+    [[gnu::noinline]] void map_own_staging() noexcept {
+        own_staging_tried_ = true;
+        try {
+            detail::mapping& m = s_.thread_staging[id_]; // only this core touches its element
+            m = detail::mapping(std::min(s_.cfg.bulk_staging_bytes, config::thread_staging_bytes),
+                                detail::mapping::sharing::private_, "a staging area");
+            staging_ = detail::staging_area(m.data(), m.size());
+        } catch (const std::exception&) {
+        }
+    }
 };
 
 /// The POSIX platform (satisfies taco::platform).
@@ -289,8 +318,9 @@ struct platform {
     static std::size_t reserved_bytes(const config& c) noexcept {
         const auto n = std::size_t(c.cores);
         const std::size_t ring = detail::round_up(detail::ring::bytes_for(c.ring_slots), detail::cache_line);
+        const std::size_t staging = c.mode == execution_mode::processes ? c.bulk_staging_bytes * n : 0;
         return sizeof(detail::core_record) * n + n * n * ring + c.non_cached_bytes + c.cached_bytes +
-               c.private_bytes * n;
+               c.private_bytes * n + staging;
     }
 
     static void validate(const config& c) {
@@ -306,7 +336,8 @@ struct platform {
         // sizes by their own check), so the sum cannot wrap.
         for (auto [name, bytes] : {std::pair{"non_cached_bytes", c.non_cached_bytes},
                                    std::pair{"cached_bytes", c.cached_bytes},
-                                   std::pair{"private_bytes", c.private_bytes}})
+                                   std::pair{"private_bytes", c.private_bytes},
+                                   std::pair{"bulk_staging_bytes", c.bulk_staging_bytes}})
             if (bytes > max_reserved_bytes)
                 throw std::invalid_argument(std::string("tacomesh::posix: config.") + name + " = " + to_string(bytes) +
                                             " is more than the " + to_string(max_reserved_bytes >> 40) +
@@ -317,7 +348,8 @@ struct platform {
             throw std::invalid_argument(
                 "tacomesh::posix: this configuration would reserve " + to_string(need >> 30) + " GiB of address space (" +
                 to_string(c.cores) + " cores: " + to_string(c.cores) + "^2 rings of " + to_string(c.ring_slots) +
-                " slots, and " + to_string(c.private_bytes) + " private bytes per core), more than the " +
+                " slots, " + to_string(c.private_bytes) + " private bytes per core and, with core processes, " +
+                to_string(c.bulk_staging_bytes) + " staging bytes per core), more than the " +
                 to_string(max_reserved_bytes >> 40) + " TiB limit; use fewer cores, fewer ring_slots or smaller regions");
     }
 

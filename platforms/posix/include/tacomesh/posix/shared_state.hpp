@@ -25,6 +25,7 @@
 #include <tacomesh/posix/futex.hpp>
 #include <tacomesh/posix/memory.hpp>
 #include <tacomesh/posix/ring.hpp>
+#include <tacomesh/posix/staging.hpp>
 
 namespace tacomesh::posix {
 
@@ -104,6 +105,15 @@ struct config {
     std::size_t non_cached_bytes = std::size_t(256) << 20;
     std::size_t cached_bytes = std::size_t(1) << 30;
     std::size_t private_bytes = std::size_t(16) << 20;
+    /// Each core's staging area for carried arguments and results from 256
+    /// bytes on (staging.hpp), address space reserved per core (only touched
+    /// pages cost memory). A buffer that does not fit what is free goes
+    /// through the channel in pieces instead; 0 sends every one so. Thread
+    /// mode stages only buffers below 64 KiB (larger ones are handed over by
+    /// pointer): there a core maps at most thread_staging_bytes of it, and
+    /// only when it first stages something.
+    static constexpr std::size_t thread_staging_bytes = std::size_t(4) << 20;
+    std::size_t bulk_staging_bytes = std::size_t(32) << 20;
     /// A core that keeps messages waiting this long without taking any, or
     /// stays stopped (SIGSTOP, a debugger) this long, is reported, naming
     /// what waited for it. Unset: 10 s. Zero: no watch. A core that computes
@@ -156,7 +166,10 @@ struct shared_state {
         : cfg(c), idle(idle_choice), pin(pin_choice), processes(c.mode == execution_mode::processes),
           ring_bytes(round_up(ring::bytes_for(c.ring_slots), cache_line)),
           memory(sizeof(core_record) * c.cores + std::size_t(c.cores) * c.cores * ring_bytes + 4096),
-          regions(c.non_cached_bytes, c.cached_bytes, c.private_bytes, c.cores, processes) {
+          regions(c.non_cached_bytes, c.cached_bytes, c.private_bytes, c.cores, processes),
+          staging_stride(processes ? round_up(c.bulk_staging_bytes, page_bytes) : 0),
+          staging(staging_stride * c.cores, mapping::sharing::shared, "the staging areas of large carried buffers",
+                  "config.bulk_staging_bytes = " + std::to_string(c.bulk_staging_bytes) + " per core") {
         records = static_cast<core_record*>(memory.allocate(sizeof(core_record) * c.cores));
         for (core_id i = 0; i < c.cores; ++i) ::new (&records[i]) core_record{};
         rings = ::new (memory.allocate(sizeof(std::atomic<std::size_t>))) std::atomic<std::size_t>{0};
@@ -168,6 +181,7 @@ struct shared_state {
                 if (CPU_ISSET(i, &set)) cpus.push_back(i);
         if (cpus.empty()) cpus.push_back(0);
         oversubscribed = c.cores > cpus.size();
+        if (!processes) thread_staging.resize(c.cores);
     }
     config cfg;
     idle_policy idle; // cfg.idle and cfg.pin as resolved: read these, not cfg's
@@ -176,6 +190,9 @@ struct shared_state {
     std::size_t ring_bytes;
     arena memory;
     memory_regions regions;
+    std::size_t staging_stride; // bytes per core's staging area (process mode; thread mode: 0)
+    mapping staging;
+    std::vector<mapping> thread_staging; // thread mode: each core's, mapped by the core (platform.hpp)
     core_record* records;
     std::atomic<std::size_t>* rings;
     /// Process mode: forked cores wait here until every one exists (0), then
@@ -190,6 +207,12 @@ struct shared_state {
 
     /// After an acquire load of `failed` saw true (the watcher's release store).
     [[noreturn]] void throw_failure() const { throw core_failure(failure); }
+
+    /// Core `id`'s staging area (process mode; thread mode: empty).
+    staging_area staging_of(core_id id) const noexcept {
+        return staging_stride ? staging_area(staging.data() + std::size_t(id) * staging_stride, staging_stride)
+                              : staging_area();
+    }
 };
 
 } // namespace detail
