@@ -289,7 +289,12 @@ TEST_CASE("handlers nesting waits until their thread's stack is nearly full end 
     // core 2: core 1 serves the next one inside each wait, one level
     // deeper each time (20000 levels overflowed an 8 MiB thread stack).
     auto r = test::run_in_child([] {
-        taco::run(test::child_cores(3), [] {
+        // Polling, so that core 1 always finds core 0's next invocation
+        // before core 2's reply (an adaptive core 1 that parks may find the
+        // reply first, and then nests no deeper).
+        auto cores = test::child_cores(3);
+        cores.idle = tacomesh::posix::idle_policy::poll;
+        taco::run(cores, [] {
             const int n = 200'000;
             std::vector<taco::future<long>> fs(n);
             for (int i = 0; i < n; ++i) taco::async(1, taco::m2f(&relay_through, taco::core_id(2), long(i)), fs[i]);
