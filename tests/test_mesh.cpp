@@ -278,7 +278,7 @@ TEST_CASE("Timestamp: no invalidation while the generation is unchanged", "[mesh
     }
 }
 
-// Issue 32: thread mode counted 65,737 bytes written back per release where
+// Thread mode once counted 65,737 bytes written back per release where
 // nothing is copied. The ranges count in every mode; the copied bytes only
 // where cache control copies (not on coherent memory: POSIX threads).
 TEMPLATE_TEST_CASE("event counts: the ranges in every mode, copied bytes only where the platform copies",

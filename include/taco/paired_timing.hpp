@@ -5,9 +5,8 @@
 // shifts by ~4x within seconds; a shift that lands between two batches then
 // favours each contender equally often instead of always the later one, and
 // the median of the per-round ratios is the figure that means something.
-// The benchmarks (bench/support/paired.hpp, on Google Benchmark) and the
-// controller bench users run on their own types
-// (tacomesh/posix/controller_bench.hpp) share it.
+// The project's Google Benchmark programs and the controller bench users
+// run on their own types (tacomesh/posix/controller_bench.hpp) share it.
 #include <sched.h>
 
 #include <algorithm>

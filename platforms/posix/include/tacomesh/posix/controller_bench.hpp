@@ -30,9 +30,8 @@
 //   tacomesh::posix::controller_bench::print(std::cout, r);
 //
 // The functions are static: readers and writers call them on their own
-// cores (in process mode, other processes). bench/controller_bench.cpp is a
-// complete program; docs/tutorial.md, "Benchmarking the controllers on your
-// own type", walks through it.
+// cores (in process mode, other processes). docs/tutorial.md, "Benchmarking
+// the controllers on your own type", walks through a complete program.
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
