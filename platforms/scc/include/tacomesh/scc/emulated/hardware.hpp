@@ -37,6 +37,7 @@
 #include <vector>
 
 #include <tacomesh/scc/emulated/chip.hpp>
+#include <tacomesh/scc/emulated/plru.hpp>
 #include <tacomesh/scc/hardware.hpp>
 
 namespace tacomesh::scc::emulated {
@@ -219,18 +220,8 @@ private:
         }
     }
 
-    // Pseudo-LRU per set (thesis, Appendix B.1): bits t (the LRU half),
-    // l (the LRU way of 0/1), r (the LRU way of 2/3).
-    static constexpr std::uint8_t bit_t = 4, bit_l = 2, bit_r = 1;
-    std::size_t victim(std::size_t set) const noexcept {
-        const std::uint8_t s = plru_[set];
-        return !(s & bit_t) ? (s & bit_l ? 1 : 0) : (s & bit_r ? 3 : 2);
-    }
-    void touch(std::size_t set, std::size_t way) noexcept {
-        std::uint8_t& s = plru_[set];
-        if (way < 2) s = std::uint8_t(bit_t | (way == 0 ? bit_l : 0) | (s & bit_r));
-        else s = std::uint8_t((s & bit_l) | (way == 2 ? bit_r : 0));
-    }
+    std::size_t victim(std::size_t set) const noexcept { return detail::plru4::victim(plru_[set]); }
+    void touch(std::size_t set, std::size_t way) noexcept { detail::plru4::touch(plru_[set], way); }
     cached_line* l2_find(std::size_t tag) {
         const std::size_t set = tag % l2_sets;
         for (std::size_t w = 0; w < l2_ways; ++w)
