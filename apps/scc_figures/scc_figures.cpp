@@ -1,0 +1,252 @@
+// scc_figures: the papers' 48-core figures on the emulated SCC, in modelled
+// cycles of an 800 MHz core (platforms/scc/README.md, "The figures"):
+//
+//   CCI paper, Figure 2   round trip of a sync call, polling and with hlt
+//   CCI paper, Figure 4   reduce over 2..48 cores, polling (and with hlt at 48)
+//   MESH paper, Figure 6  world trade (66 vertices), globally greedy vertex
+//                         moving to convergence, Broadcast controller, maps
+//                         DCM, NCM, WT and Mix: speed-up against 1-core DCM
+//   RDF paper, Figure 1   task-parallel LUBM queries, a master and n - 1
+//                         workers: speed-up against 1 core
+//
+//   scc_figures [--quick] [--json] [--modularity-data DIR] [--rdf-data DIR] [--repeat N]
+//
+// --quick: fewer rounds and query repeats (about 5 minutes on 2 host CPUs);
+// --json: one JSON object on stdout (the keys below), nothing else.
+// modelled_cycles_spread: the largest relative difference of modelled
+// cycles between two identical runs of the same experiment (each of round
+// trip, reduce at 48, world trade Mix at 15 and DCM at 48, RDF at 48 runs
+// twice).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <modularity/cluster.hpp>
+#include <modularity/graph_reader.hpp>
+#include <rdf/engine.hpp>
+#include <rdf/lubm_scale.hpp>
+#include <tacomesh/scc/emulated/experiments.hpp>
+
+namespace scc = tacomesh::scc::emulated;
+
+namespace {
+
+struct usage_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct options {
+    bool quick = false, json = false;
+    std::string modularity_data = MODULARITY_DATA, rdf_data = RDF_DATA;
+    std::optional<std::uint64_t> repeat; ///< RDF: the query list's copies in the pool
+};
+
+const char* usage_text =
+    "usage: scc_figures [--quick] [--json] [--modularity-data DIR] [--rdf-data DIR] [--repeat N]\n"
+    "  the CCI, MESH and RDF papers' 48-core figures on the emulated SCC, in modelled cycles\n"
+    "  --quick            fewer rounds and query repeats (about 5 minutes on 2 CPUs)\n"
+    "  --json             print one JSON object and nothing else\n"
+    "  --modularity-data  the directory of WorldImport1999.el (default: the repository's)\n"
+    "  --rdf-data         the directory of lubm1-inferred.nt.gz and queries/ (default: the repository's)\n"
+    "  --repeat N         RDF: copies of the query list in the task pool (default 10, --quick 3)\n";
+
+options parse(int argc, char** argv) {
+    options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) throw usage_error(std::string(a) + " needs a value");
+            return argv[++i];
+        };
+        if (a == "--quick") o.quick = true;
+        else if (a == "--json") o.json = true;
+        else if (a == "--modularity-data") o.modularity_data = value();
+        else if (a == "--rdf-data") o.rdf_data = value();
+        else if (a == "--repeat") {
+            const std::string v = value();
+            char* end = nullptr;
+            const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+            if (v.empty() || *end || v[0] == '-' || n == 0 || n > 100000)
+                throw usage_error("--repeat " + v + ": a whole number from 1 to 100000");
+            o.repeat = n;
+        } else if (a == "--help" || a == "-h") {
+            std::fputs(usage_text, stdout);
+            std::exit(0);
+        } else throw usage_error("unknown option '" + std::string(a) + "'");
+    }
+    return o;
+}
+
+/// Progress on stderr (stdout is the result).
+template <class... A>
+void note(const options& o, const char* fmt, A... a) {
+    if (o.json) return;
+    std::fprintf(stderr, fmt, a...);
+    std::fflush(stderr);
+}
+
+// ---- the experiments ----
+
+std::uint64_t world_trade(const modularity::graph_data& g, modularity::maps_kind maps, taco::core_id cores) {
+    modularity::cluster_options o;
+    o.algo = modularity::algorithm::greedy;
+    o.maps = maps;
+    o.controller = modularity::controller_kind::broadcast;
+    o.ticks = &scc::cycles; // the steps' modelled cycles, without reading the graph in
+    const modularity::cluster_result r = modularity::cluster_graph_on(scc::config{.cores = cores}, g, o);
+    if (r.steps != 63 && r.steps != 64)
+        throw std::runtime_error("world trade took " + std::to_string(r.steps) +
+                                 " moves, not the paper's 64 (63 and a last that finds none to make)");
+    return r.ticks;
+}
+
+std::uint64_t rdf_task(rdf::store& s, const std::vector<std::string>& queries, taco::core_id cores,
+                       std::uint64_t repeat) {
+    std::uint64_t cycles = 0;
+    rdf::with_cluster_on(scc::config{.cores = cores}, s, [&](rdf::rdf_cluster& c) {
+        // As the paper ran it: a master that hands out queries and n - 1
+        // workers (one core: the master answers them all).
+        const bool master_works = cores == 1;
+        c.run_workload(queries, 1, master_works); // every worker's first touch of the store
+        const std::uint64_t before = scc::cycles();
+        (void)c.run_workload(queries, repeat, master_works);
+        cycles = scc::cycles() - before;
+    });
+    return cycles;
+}
+
+// ---- output ----
+
+struct figures {
+    std::uint64_t round_trip_poll = 0, round_trip_halt = 0, reduce48_halt = 0;
+    std::map<taco::core_id, std::uint64_t> reduce_poll;
+    std::map<std::string, std::map<taco::core_id, double>> worldtrade; ///< speed-ups
+    std::map<taco::core_id, double> rdf;                               ///< speed-ups
+    double spread = 0;
+};
+
+std::string number(double x) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.4g", x);
+    return b;
+}
+template <class Map>
+std::string object(const Map& m) {
+    std::string s = "{";
+    for (const auto& [k, v] : m) s += (s.size() > 1 ? ", \"" : "\"") + std::to_string(k) + "\": " + number(double(v));
+    return s + "}";
+}
+
+void print_json(const figures& f) {
+    std::string s = "{\"round_trip_cycles\": {\"polling\": " + std::to_string(f.round_trip_poll) +
+                    ", \"halting\": " + std::to_string(f.round_trip_halt) + "},\n";
+    s += " \"reduce48_cycles\": {\"polling\": " + std::to_string(f.reduce_poll.at(48)) +
+         ", \"halting\": " + std::to_string(f.reduce48_halt) + "},\n";
+    s += " \"reduce_cycles_polling\": " + object(f.reduce_poll) + ",\n";
+    s += " \"worldtrade_speedup\": {";
+    bool first = true;
+    for (const char* v : {"dcm", "ncm", "wt", "mix"}) {
+        s += std::string(first ? "" : ",\n                        ") + "\"" + v + "\": " + object(f.worldtrade.at(v));
+        first = false;
+    }
+    s += "},\n \"rdf_task_speedup\": " + object(f.rdf) + ",\n";
+    s += " \"modelled_cycles_spread\": " + number(f.spread) + "}\n";
+    std::fputs(s.c_str(), stdout);
+}
+
+void print_tables(const figures& f) {
+    std::printf("CCI paper, Figure 2: round trip (cycles)   polling %llu (paper ~2000), hlt %llu (paper ~3000)\n",
+                (unsigned long long)f.round_trip_poll, (unsigned long long)f.round_trip_halt);
+    std::printf("CCI paper, Figure 4: reduce (cycles), polling:");
+    for (const auto& [n, c] : f.reduce_poll) std::printf("  %u: %llu", n, (unsigned long long)c);
+    std::printf("   (paper at 48: 11000; hlt: %llu, paper 14000)\n", (unsigned long long)f.reduce48_halt);
+    std::printf("MESH paper, Figure 6: world trade speed-up against 1-core DCM (paper: Mix 7 at 15, WT 6 at 13-14)\n");
+    for (const auto& [v, row] : f.worldtrade) {
+        std::printf("  %-4s", v.c_str());
+        for (const auto& [n, x] : row) std::printf("  %u: %.2f", n, x);
+        std::printf("\n");
+    }
+    std::printf("RDF paper, Figure 1: task-parallel LUBM speed-up (paper: 32.7 at 48)\n ");
+    for (const auto& [n, x] : f.rdf) std::printf("  %u: %.2f", n, x);
+    std::printf("\nmodelled cycles of two identical runs differ by at most %.2f%%\n", 100 * f.spread);
+}
+
+double relative_difference(double a, double b) { return a == b ? 0 : std::abs(a - b) / std::max(a, b); }
+
+int run(const options& o) {
+    figures f;
+    const int rounds = o.quick ? 100 : 1000, reduce_rounds = o.quick ? 10 : 100;
+    const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+    note(o, "emulated cores run as host threads: up to 48 on %u host CPUs (oversubscribed)\n", cpus);
+
+    note(o, "round trip ...\n");
+    f.round_trip_poll = scc::round_trip_cycles({.cores = 2, .idle = scc::idle_policy::poll}, rounds);
+    f.round_trip_halt = scc::round_trip_cycles({.cores = 2, .idle = scc::idle_policy::halt}, rounds);
+    f.spread = std::max(f.spread, relative_difference(double(f.round_trip_poll),
+                                                      double(scc::round_trip_cycles({.cores = 2}, rounds))));
+
+    note(o, "reduce ...\n");
+    for (taco::core_id n : {2u, 4u, 8u, 16u, 32u, 48u})
+        f.reduce_poll[n] = scc::reduce_cycles({.cores = n, .idle = scc::idle_policy::poll}, reduce_rounds);
+    f.reduce48_halt = scc::reduce_cycles({.cores = 48, .idle = scc::idle_policy::halt}, reduce_rounds);
+    f.spread = std::max(f.spread, relative_difference(double(f.reduce_poll[48]),
+                                                      double(scc::reduce_cycles({.cores = 48}, reduce_rounds))));
+
+    note(o, "world trade ...\n");
+    const modularity::graph_data g = modularity::read_graph(o.modularity_data + "/WorldImport1999.el");
+    const std::vector<taco::core_id> counts{1, 2, 4, 8, 12, 15, 16, 24, 32, 48};
+    std::map<std::string, std::map<taco::core_id, std::uint64_t>> trade;
+    for (modularity::maps_kind m : modularity::all_maps)
+        for (taco::core_id n : counts) {
+            trade[modularity::name(m)][n] = world_trade(g, m, n);
+            note(o, "  %s %u: %llu cycles\n", modularity::name(m), n,
+                 (unsigned long long)trade[modularity::name(m)][n]);
+        }
+    const double baseline = double(trade["dcm"][1]);
+    for (const auto& [v, row] : trade)
+        for (const auto& [n, c] : row) f.worldtrade[v][n] = baseline / double(c);
+    f.spread = std::max(f.spread, relative_difference(double(trade["mix"][15]),
+                                                      double(world_trade(g, modularity::maps_kind::mix, 15))));
+    f.spread = std::max(f.spread, relative_difference(double(trade["dcm"][48]),
+                                                      double(world_trade(g, modularity::maps_kind::dcm, 48))));
+
+    note(o, "RDF task-parallel ...\n");
+    rdf::store s;
+    s.load_file(o.rdf_data + "/lubm1-inferred.nt.gz");
+    const std::vector<std::string> queries = rdf::lubm_queries(o.rdf_data);
+    const std::uint64_t repeat = o.repeat.value_or(o.quick ? 3 : 10);
+    std::map<taco::core_id, std::uint64_t> tasks;
+    for (taco::core_id n : {1u, 2u, 4u, 8u, 16u, 32u, 48u}) {
+        tasks[n] = rdf_task(s, queries, n, repeat);
+        note(o, "  %u: %llu cycles\n", n, (unsigned long long)tasks[n]);
+    }
+    for (const auto& [n, c] : tasks) f.rdf[n] = double(tasks[1]) / double(c);
+    f.spread = std::max(f.spread, relative_difference(double(tasks[48]), double(rdf_task(s, queries, 48, repeat))));
+
+    if (o.json) print_json(f);
+    else print_tables(f);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(parse(argc, argv));
+    } catch (const usage_error& e) {
+        std::fprintf(stderr, "scc_figures: %s\n%s", e.what(), usage_text);
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "scc_figures: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,70 @@
+#pragma once
+// The CCI paper's two micro-benchmarks on the emulated chip, in modelled
+// cycles: what the cost model is calibrated on (cost_model.hpp) and what
+// scc_figures and the benchmarks report.
+//
+//   round_trip_cycles(cfg, rounds)  a sync call from core 0 to core 1 and back
+//                                   (CCI paper, Figure 2: ~2 000 polling, ~3 000 with hlt)
+//   reduce_cycles(cfg, rounds)      a reduce over one member per core, from core 0
+//                                   (Figure 4: 11 000 polling, 14 000 with hlt at 48 cores)
+//
+// Each runs once before it is measured, so the channels' lines and the
+// tree's helpers are in place, as in the paper's averages of many rounds.
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include <taco/taco.hpp>
+#include <tacomesh/scc/emulated/platform.hpp>
+
+namespace tacomesh::scc::emulated {
+
+namespace detail {
+inline std::uint32_t whoami() { return taco::this_core(); }
+struct reduce_member {
+    long value() const { return long(taco::this_core()) + 1; }
+};
+} // namespace detail
+
+/// Modelled cycles of one sync call to core 1 and its answer (cfg.cores >= 2).
+inline std::uint64_t round_trip_cycles(config cfg, int rounds) {
+    if (cfg.cores < 2) throw std::invalid_argument("round_trip_cycles: a round trip needs 2 cores, config.cores is 1");
+    std::uint64_t per_call = 0;
+    taco::run(cfg, [&] {
+        (void)taco::sync(1, &detail::whoami);
+        const std::uint64_t before = cycles();
+        for (int i = 0; i < rounds; ++i) (void)taco::sync(1, &detail::whoami);
+        per_call = (cycles() - before) / std::uint64_t(rounds > 0 ? rounds : 1);
+    });
+    return per_call;
+}
+
+/// Modelled cycles of one reduce (a sum) over a member on every core,
+/// started and finished on core 0. Throws if a sum comes out wrong.
+inline std::uint64_t reduce_cycles(config cfg, int rounds) {
+    std::uint64_t per_reduce = 0;
+    bool wrong = false;
+    const long cores = long(cfg.cores);
+    taco::run(cfg, [&] {
+        std::vector<taco::global_ptr<detail::reduce_member>> members;
+        for (taco::core_id c = 0; c < cfg.cores; ++c) members.push_back(taco::new_on<detail::reduce_member>(c).get());
+        auto g = taco::make_group(std::span<const taco::global_ptr<detail::reduce_member>>(members));
+        auto once = [&] {
+            taco::future<long> sum;
+            taco::reduce(g, taco::m2f(&detail::reduce_member::value), std::plus<long>{}, sum);
+            wrong = wrong || sum.get() != cores * (cores + 1) / 2;
+        };
+        once();
+        const std::uint64_t before = cycles();
+        for (int i = 0; i < rounds; ++i) once();
+        per_reduce = (cycles() - before) / std::uint64_t(rounds > 0 ? rounds : 1);
+        taco::destroy_group(g);
+        for (auto m : members) taco::delete_on(m);
+    });
+    if (wrong) throw std::logic_error("reduce_cycles: a reduce gave the wrong sum");
+    return per_reduce;
+}
+
+} // namespace tacomesh::scc::emulated
