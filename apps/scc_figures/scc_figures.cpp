@@ -139,10 +139,11 @@ std::string number(double x) {
     std::snprintf(b, sizeof b, "%.4g", x);
     return b;
 }
+std::string number(std::uint64_t x) { return std::to_string(x); }
 template <class Map>
 std::string object(const Map& m) {
     std::string s = "{";
-    for (const auto& [k, v] : m) s += (s.size() > 1 ? ", \"" : "\"") + std::to_string(k) + "\": " + number(double(v));
+    for (const auto& [k, v] : m) s += (s.size() > 1 ? ", \"" : "\"") + std::to_string(k) + "\": " + number(v);
     return s + "}";
 }
 

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""PNG plots of scc_figures' JSON beside the papers' figures.
+
+    scc_figures --json > figures.json
+    plot.py figures.json OUTDIR
+
+The papers' own plots are not in the text we have, only the values their
+text states; those are drawn as marks beside the modelled curves:
+CCI paper (round trip ~2000 / ~3000 cycles; reduce at 48 cores 11000 /
+14000, growing with log N), MESH paper Figure 6 (Mix 7 at 15 cores, WT 6
+at 13-14, NCM flat from 12 on), RDF paper Figure 1 (LUBM 32.74 at 48).
+"""
+import json
+import math
+import os
+import sys
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: plot.py FIGURES.json OUTDIR")
+    try:
+        import matplotlib
+    except ImportError:
+        sys.exit("plot.py needs matplotlib (Debian: apt-get install python3-matplotlib)")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with open(sys.argv[1]) as f:
+        fig = json.load(f)
+    out = sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+
+    def cores(d):
+        return sorted((int(k), v) for k, v in d.items())
+
+    # CCI Figure 2: round trip.
+    p, ax = plt.subplots(figsize=(5, 3.5))
+    modes = ["polling", "halting"]
+    ax.bar([0, 2], [fig["round_trip_cycles"][m] for m in modes], label="modelled")
+    ax.bar([0.8, 2.8], [2000, 3000], label="paper (text)", alpha=0.6)
+    ax.set_xticks([0.4, 2.4], modes)
+    ax.set_ylabel("cycles")
+    ax.set_title("CCI Fig. 2: round trip of a sync call")
+    ax.legend()
+    p.tight_layout()
+    p.savefig(os.path.join(out, "cci_fig2_round_trip.png"), dpi=100)
+
+    # CCI Figure 4: reduce.
+    p, ax = plt.subplots(figsize=(5, 3.5))
+    xs, ys = zip(*cores(fig["reduce_cycles_polling"]))
+    ax.plot(xs, ys, "o-", label="modelled, polling")
+    ax.plot([48], [fig["reduce48_cycles"]["halting"]], "s", label="modelled, hlt")
+    ax.plot([48], [11000], "x", ms=10, label="paper, polling")
+    ax.plot([48], [14000], "+", ms=10, label="paper, hlt")
+    ref = [11000 * math.log2(n) / math.log2(48) for n in xs]
+    ax.plot(xs, ref, ":", label="paper's 11000 scaled by log2 N")
+    ax.set_xlabel("cores")
+    ax.set_ylabel("cycles")
+    ax.set_title("CCI Fig. 4: reduce over N cores")
+    ax.legend(fontsize=8)
+    p.tight_layout()
+    p.savefig(os.path.join(out, "cci_fig4_reduce.png"), dpi=100)
+
+    # MESH Figure 6: world trade.
+    p, ax = plt.subplots(figsize=(6, 4))
+    for v in ["dcm", "ncm", "wt", "mix"]:
+        xs, ys = zip(*cores(fig["worldtrade_speedup"][v]))
+        ax.plot(xs, ys, "o-", label="modelled " + v.upper())
+    ax.plot([15], [7], "*", ms=14, label="paper: Mix 7 at 15")
+    ax.plot([13.5], [6], "P", ms=10, label="paper: WT 6 at 13-14")
+    ax.set_xlabel("cores")
+    ax.set_ylabel("speed-up vs 1-core DCM")
+    ax.set_title("MESH Fig. 6: world trade, 64 moves, Broadcast")
+    ax.legend(fontsize=8)
+    p.tight_layout()
+    p.savefig(os.path.join(out, "mesh_fig6_world_trade.png"), dpi=100)
+
+    # RDF Figure 1: task-parallel.
+    p, ax = plt.subplots(figsize=(5, 3.5))
+    xs, ys = zip(*cores(fig["rdf_task_speedup"]))
+    ax.plot(xs, ys, "o-", label="modelled, LUBM(1)")
+    ax.plot(xs, [x - 1 if x > 1 else 1 for x in xs], ":", label="n - 1 workers")
+    ax.plot([48], [32.74], "*", ms=14, label="paper: LUBM 32.74 at 48")
+    ax.set_xlabel("cores")
+    ax.set_ylabel("speed-up vs 1 core")
+    ax.set_title("RDF Fig. 1: task-parallel queries")
+    ax.legend(fontsize=8)
+    p.tight_layout()
+    p.savefig(os.path.join(out, "rdf_fig1_task_parallel.png"), dpi=100)
+
+
+if __name__ == "__main__":
+    main()
