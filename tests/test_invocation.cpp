@@ -132,7 +132,28 @@ TEST_CASE("long exception texts are truncated, not overflowed", "[invocation][er
             text = e.text();
         }
     });
-    REQUIRE(text == std::string(taco::error_info::text_capacity, 'x'));
+    REQUIRE(text == std::string(taco::error_info::text_capacity - 3, 'x') + "...");
+}
+
+namespace {
+long relay_to(taco::core_id next) { return taco::sync(next, +[]() -> long { throw std::runtime_error("no such key: k"); }); }
+} // namespace
+
+TEST_CASE("an exception passing through a core on its way keeps its origin and its text", "[invocation][errors]") {
+    std::string text, what;
+    taco::core_id origin = taco::no_core;
+    test::run(cores(3), [&] {
+        try {
+            (void)taco::sync(1, &relay_to, taco::core_id(2)); // core 1 lets core 2's exception through
+        } catch (const taco::remote_error& e) {
+            text = e.text();
+            what = e.what();
+            origin = e.origin();
+        }
+    });
+    CHECK(origin == 2);
+    CHECK(text == "no such key: k");
+    CHECK(what == "taco: remote invocation on core 2 threw: no such key: k");
 }
 
 namespace {

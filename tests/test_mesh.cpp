@@ -650,6 +650,7 @@ TEST_CASE("null sharing pointers are rejected by the proxies", "[mesh][misuse]")
     test::run(cores(1, execution_mode::threads), [] {
         mesh::sharing_ptr<cell> none;
         CHECK_THROWS_WITH(mesh::read(none), Catch::Contains("null sharing_ptr"));
+        CHECK_THROWS_AS(mesh::read(none), taco::usage_error);
         CHECK_THROWS_WITH(mesh::write(none), Catch::Contains("null sharing_ptr"));
     });
 }

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <test_support.hpp>
@@ -26,10 +27,32 @@ TEST_CASE("a global_ptr dereferenced on a foreign core aborts with a clear messa
     REQUIRE(r.err.find("global_ptr to core 1 dereferenced on core 0") != std::string::npos);
 }
 
+namespace {
+struct counter_outside {
+    long n = 0;
+};
+} // namespace
+
 TEST_CASE("invocations outside a running TACO program throw a usage_error that says how to start one",
           "[misuse]") {
     REQUIRE_THROWS_AS(taco::async(0, +[] {}), taco::usage_error);
     REQUIRE_THROWS_WITH(taco::async(0, +[] {}), Catch::Contains("start the program with taco::run"));
+    // The calls that wait, and a construction on a core, too (they aborted before).
+    REQUIRE_THROWS_WITH(taco::sync(0, +[] { return 1; }), Catch::Contains("outside taco::run"));
+    REQUIRE_THROWS_WITH((void)taco::call(0, +[] { return 1; }), Catch::Contains("outside taco::run"));
+    REQUIRE_THROWS_AS((void)taco::new_on<counter_outside>(0), taco::usage_error);
+    // A thread of the program's own, while a run goes on: not a core either.
+    bool refused = false;
+    taco::run(tacomesh::posix::config{.cores = 2}, [&] {
+        std::thread([&] {
+            try {
+                (void)taco::sync(1, +[] { return 1; });
+            } catch (const taco::usage_error& e) {
+                refused = std::string_view(e.what()).find("a thread of the program's own") != std::string_view::npos;
+            }
+        }).join();
+    });
+    CHECK(refused);
 }
 
 namespace {

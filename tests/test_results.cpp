@@ -14,6 +14,7 @@
 #include <numeric>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <test_support.hpp>
@@ -190,6 +191,36 @@ TEST_CASE("results: a key-value store's get() returns strings to every core", "[
         // Every core's keys, read from here.
         for (taco::core_id c = 0; c < 4; ++c)
             CHECK(taco::sync(store, &kv_store::get, key_of(c, keys - 1)) == value_of(c, keys - 1));
+        taco::delete_on(store);
+    });
+}
+
+namespace {
+struct named {
+    std::string name;
+    explicit named(std::string n) : name(std::move(n)) {}
+    std::string greet(std::string_view who) const { return name + " greets " + std::string(who); }
+    std::size_t length(const std::string& s) const { return s.size(); }
+};
+} // namespace
+
+TEST_CASE("results: a string literal or char pointer argument travels as the text it spells", "[results]") {
+    const auto mode = GENERATE(execution_mode::threads, execution_mode::processes);
+    CAPTURE(mode == execution_mode::processes);
+    test::run(test::cores{2, mode}, [] {
+        const auto store = taco::new_on<kv_store>(1).get();
+        taco::sync(store, &kv_store::put, "key", "value"); // a std::string parameter
+        CHECK(taco::sync(store, &kv_store::get, "key") == "value");
+        const char* built = "key";
+        CHECK(taco::call(store, &kv_store::get, built).get() == "value");
+        // Constructor arguments, and string_view and const std::string& parameters.
+        const auto n = taco::new_on<named>(1, "beta").get();
+        CHECK(taco::sync(n, &named::greet, "alpha") == "beta greets alpha");
+        CHECK(taco::sync(n, &named::length, "four") == 4);
+        // A null one is refused before anything is sent.
+        const char* none = nullptr;
+        CHECK_THROWS_AS(taco::sync(store, &kv_store::get, none), taco::usage_error);
+        taco::delete_on(n);
         taco::delete_on(store);
     });
 }

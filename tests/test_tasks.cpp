@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <chrono>
 #include <thread>
 #include <string>
 #include <vector>
@@ -279,8 +280,14 @@ TEST_CASE("an activity's sync or barrier arrival is refused before anything is s
 }
 
 namespace {
-long echo(long x) { return x; }
-long relay_through(taco::core_id via, long x) { return taco::sync(via, &echo, x); }
+// Slow, so that the reply to core 1's innermost wait comes long after core
+// 0's next invocation, even when the host keeps core 0 off its CPU for a
+// while: core 2 answers in order, the innermost request last.
+long slow_echo(long x) {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    return x;
+}
+long relay_through(taco::core_id via, long x) { return taco::sync(via, &slow_echo, x); }
 } // namespace
 
 TEST_CASE("handlers nesting waits until their thread's stack is nearly full end with a report, not a SIGSEGV",
@@ -289,11 +296,13 @@ TEST_CASE("handlers nesting waits until their thread's stack is nearly full end 
     // core 2: core 1 serves the next one inside each wait, one level
     // deeper each time (20000 levels overflowed an 8 MiB thread stack).
     auto r = test::run_in_child([] {
-        // Polling, so that core 1 always finds core 0's next invocation
-        // before core 2's reply (an adaptive core 1 that parks may find the
-        // reply first, and then nests no deeper).
+        // Polling, so that core 1 finds core 0's next invocation before
+        // core 2's reply (an adaptive core 1 that parks may find the reply
+        // first, and then nests no deeper), and rings deep enough that
+        // core 1's requests never wait for room at the slow core 2.
         auto cores = test::child_cores(3);
         cores.idle = tacomesh::posix::idle_policy::poll;
+        cores.ring_slots = 65536;
         taco::run(cores, [] {
             const int n = 200'000;
             std::vector<taco::future<long>> fs(n);

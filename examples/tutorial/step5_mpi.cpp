@@ -1,9 +1,7 @@
 // Tutorial step 5 (docs/tutorial.md): step 4's comparison with each core an
 // MPI rank. Only the configuration differs.
 //   mpirun -np 2 tutorial_step5 [rounds]
-#include <mesh/mesh.hpp>
-#include <taco/taco.hpp>
-#include <tacomesh/mpi/platform.hpp>
+#include <tacomesh/mpi.hpp> // the MPI platform, <taco/taco.hpp> and <mesh/mesh.hpp>
 
 #include "compare_controllers.hpp"
 

@@ -93,7 +93,9 @@ class reader {
 public:
     explicit reader(const sharing_ptr<T>& p) : object_(p.unsafe_object()), block_(p.block()) {
         detail::require_run("mesh::read"); // before the control block, unmapped once the run has returned
-        if (!block_) throw std::invalid_argument("mesh::read: null sharing_ptr");
+        if (!block_)
+            throw taco::usage_error("mesh::read: a null sharing_ptr (never assigned, or its object destroyed "
+                                    "through it: destroy_shared_object sets it to null)");
         slot_ = private_instance(block_->state);
         block_->ops().acquire_read(*block_, slot_);
         ++detail::counts_in(slot_).readers; // acquired: from here on the destructor releases
@@ -124,7 +126,9 @@ class writer {
 public:
     explicit writer(const sharing_ptr<T>& p) : object_(p.unsafe_object()), block_(p.block()) {
         detail::require_run("mesh::write"); // before the control block, unmapped once the run has returned
-        if (!block_) throw std::invalid_argument("mesh::write: null sharing_ptr");
+        if (!block_)
+            throw taco::usage_error("mesh::write: a null sharing_ptr (never assigned, or its object destroyed "
+                                    "through it: destroy_shared_object sets it to null)");
 #if TACO_DEBUG_CHECKS
         const std::uint32_t me = taco::this_core() + 1;
         if (std::uint32_t holder = detail::shared_word<std::uint32_t>::exchange(block_->writer, me); holder != 0)

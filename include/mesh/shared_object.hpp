@@ -211,8 +211,9 @@ sharing_ptr<T> make_shared_object(Args&&... args) {
 /// memory it owns), then frees the object's memory. No proxy may be alive:
 /// one of the calling core's is refused with taco::usage_error (always);
 /// one held on another core cannot be seen from here, and reads freed
-/// memory. A proxy or a destroy through a copy of the sharing pointer
-/// afterwards throws taco::usage_error (in release builds until the memory
+/// memory. `p` is null afterwards (a proxy through it throws
+/// taco::usage_error); a proxy or a destroy through a copy of the sharing
+/// pointer throws taco::usage_error too (in release builds until the memory
 /// is reused).
 template <class T>
 void destroy_shared_object(sharing_ptr<T>& p) {

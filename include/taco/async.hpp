@@ -129,9 +129,7 @@ void apply_modifier(option_set& o, const X& x) {
 /// is armed or anything is sent. It costs a compare and a null test: the
 /// runtime pointer it loads is the one the send needs anyway.
 [[gnu::cold, noreturn]] inline void bad_destination(core_id dest, bool null_object) {
-    if (!tls_runtime)
-        throw usage_error("taco: an invocation outside taco::run (no core runs here); start the program with "
-                          "taco::run(config, main)");
+    if (!tls_runtime) outside_a_core();
     if (null_object)
         throw usage_error("taco: an invocation on a null global_ptr (default-constructed, or never assigned "
                           "the result of new_on?)");

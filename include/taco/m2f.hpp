@@ -105,8 +105,9 @@ constexpr auto m2f(F fn, A&&... args) {
                   "taco::m2f: the callable is not trivially copyable (a lambda with non-trivial "
                   "captures?). Bind a pointer-to-member or a function, or capture only trivially "
                   "copyable values.");
-    (detail::check_invocation_argument<std::decay_t<A>>(), ...);
-    return bound_call<F, std::decay_t<A>...>{detail::portable_callable<F>(fn), {{std::forward<A>(args)}...}};
+    (detail::check_invocation_argument<detail::travelling_t<A>>(), ...);
+    return bound_call<F, detail::travelling_t<A>...>{detail::portable_callable<F>(fn),
+                                                      {{detail::travelling(std::forward<A>(args))}...}};
 }
 
 } // namespace taco

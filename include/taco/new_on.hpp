@@ -42,9 +42,9 @@ void delete_here(global_ptr<T> p) {
 /// a message like any invocation argument.
 template <class T, class... A>
 [[nodiscard]] future<global_ptr<T>> new_on(core_id core, A&&... args) {
-    static_assert(detail::constructible_v<T, std::decay_t<A>&...>,
+    static_assert(detail::constructible_v<T, detail::travelling_t<A>&...>,
                   "taco::new_on: T cannot be constructed from these arguments");
-    return call(core, &detail::construct_here<T, std::decay_t<A>...>, std::forward<A>(args)...);
+    return call(core, &detail::construct_here<T, detail::travelling_t<A>...>, std::forward<A>(args)...);
 }
 
 /// `delete` the object on its core; waits until it is gone. Debug builds

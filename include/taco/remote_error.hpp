@@ -22,7 +22,8 @@ public:
           origin_(origin), text_(text) {}
     /// The core whose method threw.
     core_id origin() const noexcept { return origin_; }
-    /// The thrown exception's what() (truncated to error_info::text_capacity).
+    /// The thrown exception's what() (its first error_info::text_capacity
+    /// characters, ending in "..." where it was longer).
     const std::string& text() const noexcept { return text_; }
 
 private:
@@ -40,11 +41,18 @@ struct error_info {
 
     std::string_view view() const noexcept { return {text, length}; }
 
-    /// Describe the exception being handled (call inside a catch block).
+    /// Describe the exception being handled (call inside a catch block). A
+    /// remote_error passing on (a method that let another core's exception
+    /// through) keeps its origin and text: each hop would otherwise prefix
+    /// its own "remote invocation on core N threw" and leave less of the
+    /// text that says what went wrong.
     static error_info current(core_id origin) noexcept {
         error_info e{origin, 0, {}};
         try {
             throw;
+        } catch (const remote_error& ex) {
+            e.origin = ex.origin();
+            e.assign(ex.text());
         } catch (const std::exception& ex) {
             e.assign(ex.what());
         } catch (...) {
@@ -53,9 +61,12 @@ struct error_info {
         return e;
     }
 
+    /// A text longer than the capacity keeps its beginning and ends in
+    /// "...", so a reader knows there was more.
     void assign(std::string_view s) noexcept {
         length = std::uint32_t(std::min(s.size(), text_capacity));
         std::memcpy(text, s.data(), length);
+        if (s.size() > text_capacity) std::memcpy(text + text_capacity - 3, "...", 3);
     }
 };
 

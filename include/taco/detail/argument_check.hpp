@@ -9,10 +9,12 @@
 #include <functional>
 #include <initializer_list>
 #include <span>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
 #include <taco/detail/carried.hpp>
+#include <taco/usage_error.hpp>
 
 namespace taco::detail {
 
@@ -42,6 +44,27 @@ constexpr void check_carried_elements() {
                   "plain values (trivially copyable, no pointers, no nested strings or vectors): flatten "
                   "nested data into one vector plus offsets, or keep it in a MESH shared object.");
     static_assert(alignof(E) <= carried_align, "taco: carried elements aligned beyond alignof(std::max_align_t)");
+}
+
+/// A string literal or other char pointer spells text, and the text is what
+/// travels: as the std::string it spells, which the method receives as a
+/// std::string, const std::string& or std::string_view. (The pointer itself
+/// would mean nothing on another core; a null one is refused at the call.)
+template <class A>
+inline constexpr bool is_text_pointer_v =
+    std::is_pointer_v<std::decay_t<A>> && std::is_same_v<std::remove_cv_t<std::remove_pointer_t<std::decay_t<A>>>, char>;
+template <class A>
+using travelling_t = std::conditional_t<is_text_pointer_v<A>, std::string, std::decay_t<A>>;
+
+template <class A>
+constexpr decltype(auto) travelling(A&& a) {
+    if constexpr (is_text_pointer_v<A>) {
+        const char* text = a;
+        if (!text) throw usage_error("taco: a null char pointer as an invocation argument (text travels as a std::string)");
+        return std::string(text);
+    } else {
+        return std::forward<A>(a);
+    }
 }
 
 /// Arguments: plain values, or carried ranges of plain values. One

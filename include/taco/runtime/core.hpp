@@ -34,6 +34,7 @@
 #include <taco/runtime/send_queue.hpp>
 #include <taco/schedulers/any.hpp>
 #include <taco/stopped_error.hpp>
+#include <taco/usage_error.hpp>
 #include <taco/task.hpp>
 #include <taco/detail/core_identity.hpp>
 #include <taco/detail/thread_stack.hpp>
@@ -400,14 +401,19 @@ private:
 
 inline thread_local core* tls_runtime = nullptr;
 
+[[noreturn]] inline void outside_a_core() {
+    throw usage_error("taco: a TACO call outside taco::run (no core runs here: before or after the run, or on "
+                      "a thread of the program's own); start the program with taco::run(config, main) and "
+                      "invoke from its cores");
+}
+
 /// The runtime of the calling core. Outside a TACO run this is a usage error,
-/// reported clearly rather than as a null dereference.
+/// thrown before anything is sent, as every other misuse (a null dereference
+/// before; then an abort, which a caller could not catch).
 inline core& runtime() {
     core* rt = tls_runtime;
-    if (!rt) [[unlikely]] {
-        std::fprintf(stderr, "taco: TACO call outside a TACO core; start the program with taco::run\n");
-        std::abort();
-    }
+    if (!rt) [[unlikely]]
+        outside_a_core();
     return *rt;
 }
 
