@@ -60,22 +60,23 @@ struct cost_model {
     /// (counted_work.hpp), fitted to the round trip alone, never to the
     /// apps' figures. The CCI paper (section V, Fig. 2) measured a sync
     /// call's round trip at about 2 000 cycles polling and 3 000 halting.
-    /// The hardware operations alone give 1 325 polling and about 2 270
-    /// halting (bench_scc round_trip/*/hardware; 2 255-2 325 over runs: the
-    /// halting model's figure moves with the host's scheduling). The
-    /// rest is the runtime's instructions: 76 counted blocks per round trip
-    /// in both modes (bench_scc's blocks_per_round_trip; g++ 12 -O2, the
-    /// benchmarks' and apps' build). Polling: (2 000 - 1 325) / 76 = 8.9;
-    /// halting: (3 000 - 2 270) / 76 = 9.6; their mean, 9.2. A P54C (in
+    /// The hardware operations alone give 1 325 polling and 2 325 halting
+    /// (bench_scc round_trip/*/hardware on an idle host; on a loaded one
+    /// the halting figure drops to about 2 270: the halting model's wake-up
+    /// still follows the host's scheduling). The rest is the runtime's
+    /// instructions: 76 counted blocks per round trip in both modes
+    /// (bench_scc's blocks_per_round_trip; g++ 12 -O2 with the debug checks
+    /// on, the benchmarks' RelWithDebInfo build). Polling:
+    /// (2 000 - 1 325) / 76 = 8.88; halting: (3 000 - 2 325) / 76 = 8.88
+    /// (9.6 from the loaded host's 2 270); their mean, 8.9. A P54C (in
     /// order, about 1-2 cycles per instruction) running blocks of about 4-6
-    /// instructions would take some 4-12 cycles each; the fit is in that
-    /// range, on the high side partly because the channel protocol's own
-    /// instructions are not counted (they run as the emulation's, whose
-    /// price is the hardware operations'), so the runtime's blocks carry
-    /// them. Other compilers and levels count other blocks for the same
-    /// code (clang++ -O2: see platforms/scc/README.md), so the price
-    /// holds for the build it was fitted on.
-    double cycles_per_block = 9.2;
+    /// instructions would take some 4-12 cycles each: the fit is inside.
+    /// It carries the channel protocol's own instructions too, which run as
+    /// the emulation's and are not counted. Other compilers, levels and
+    /// settings count other blocks for the same code (clang++ -O2: 52 per
+    /// round trip, for a fit of 13; see platforms/scc/README.md), so the
+    /// price holds for the build it was fitted on.
+    double cycles_per_block = 8.9;
 
     /// Computation k times dearer, whichever model charges it (a slower core).
     constexpr cost_model& scale_compute(double k) noexcept {
