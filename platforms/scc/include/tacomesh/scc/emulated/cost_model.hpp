@@ -72,10 +72,10 @@ struct cost_model {
     /// order, about 1-2 cycles per instruction) running blocks of about 4-6
     /// instructions would take some 4-12 cycles each: the fit is inside.
     /// It carries the channel protocol's own instructions too, which run as
-    /// the emulation's and are not counted. Other compilers, levels and
-    /// settings count other blocks for the same code (clang++ -O2: 52 per
-    /// round trip, for a fit of 13; see platforms/scc/README.md), so the
-    /// price holds for the build it was fitted on.
+    /// the emulation's and are not counted. Other compilers and settings
+    /// count other blocks for the same code (Release, the debug checks
+    /// off: 60 per round trip, a fit of 11.3; clang++ -O2: 52, a fit of
+    /// 13), so the price holds for the build it was fitted on.
     double cycles_per_block = 8.9;
 
     /// Computation k times dearer, whichever model charges it (a slower core).
