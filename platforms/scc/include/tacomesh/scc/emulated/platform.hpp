@@ -303,9 +303,11 @@ public:
         return hw_.cycles();
     }
     std::byte* try_acquire(taco::core_id dest) {
+        const bool waiting = in_wait_loop_;
         const emulating here(*this);
         const std::uint64_t t = hw_.cycles();
         std::byte* room = channels_.try_acquire(dest);
+        if (!room && waiting) in_wait_loop_ = true; // the wait loop's retry, which goes on waiting
         if (bool(room) == bool(no_room_[dest])) { // the runtime queues a message that finds no room, to send later
             no_room_[dest] = !room;
             if (room) --no_room_count_;
@@ -415,18 +417,20 @@ public:
 
 private:
     /// The computation since the clock last counted, onto the clock; but
-    /// not after a wait of the runtime's wait loop: idle(), and pause()
-    /// while a message waits for room in its channel. What runs from there
-    /// to the next poll or hardware operation is that loop testing its
-    /// predicate and retrying, as many times as the host happens to go
-    /// round it before the awaited message or room comes: on the chip,
-    /// rounds that overlap the wait (the line read then moves the clock to
-    /// the cycle it was written). Charged, they made the clock depend on
-    /// the host's scheduling: counted in blocks, an 8-core reduce took
-    /// twice as long in one run as in the next, and a 48-core one varied by
-    /// a quarter. After any other pause() it is counted: taco::poll()
-    /// pauses too, and then the program's own work follows (which, while a
-    /// message of this core waits for room, goes uncounted with the loop's).
+    /// not after a wait of the runtime's wait loop: idle(), pause() while a
+    /// message waits for room in its channel, and a retry of that send
+    /// that still finds none. What runs from there to the next poll or
+    /// hardware operation is that loop testing its predicate and retrying,
+    /// as many times as the host happens to go round it before the awaited
+    /// message or room comes: on the chip, rounds that overlap the wait
+    /// (the line read then moves the clock to the cycle it was written).
+    /// Charged, they made the clock depend on the host's scheduling:
+    /// counted in blocks, an 8-core reduce took twice as long in one run as
+    /// in the next, and 40 sends into a channel of 24 slots 30 to 150 times
+    /// as long as they should. After any other pause() it is counted:
+    /// taco::poll() pauses too, and then the program's own work follows
+    /// (which, while a message of this core waits for room, goes uncounted
+    /// with the loop's).
     void count_computed() noexcept {
         if (in_wait_loop_) {
             compute_.skip();
@@ -457,7 +461,7 @@ private:
     mpb_channels<emulated::hardware> channels_;
     std::uint64_t quiet_at_ = ~std::uint64_t(0); ///< the doorbell when a scan last found nothing
     detail::compute_clock compute_;
-    bool in_wait_loop_ = false; ///< idle() came after the clock last counted
+    bool in_wait_loop_ = false; ///< the wait loop waited since the clock last counted (count_computed)
     std::vector<char> no_room_ = std::vector<char>(hw_.core_count()); ///< per destination: its last try_acquire found no room
     std::size_t no_room_count_ = 0;
 };
