@@ -17,9 +17,11 @@
 // speedup against the paper's baseline in the same run (1-core DCM +
 // Broadcast; 1 core). N = 1..48 emulated cores on this machine's CPUs:
 // oversubscribed, labelled. Computation is charged as host CPU time at the
-// chip's clock (cost_model::compute_cycles_per_ns, 0.8 per host ns);
-// SCC_COMPUTE_SCALE=k charges k times that, for a P54C k times slower than
-// this host per cycle. The README discusses what that does to the curves.
+// chip's clock (cost_model::compute_cycles_per_ns, 0.8 per host ns), or, in
+// bench_scc_apps_counted (built with tacomesh::scc_counted, on request), as
+// counted basic blocks (cost_model::cycles_per_block); SCC_COMPUTE_SCALE=k
+// charges k times that, for a P54C k times slower. The README discusses
+// what that does to the curves.
 //   (BENCH_SMOKE=1: a few moves and queries, up to 4 cores)
 #include <benchmark/benchmark.h>
 #include <paired.hpp>
@@ -46,7 +48,7 @@ const bool smoke = std::getenv("BENCH_SMOKE") != nullptr;
 
 scc::config chip(taco::core_id cores) {
     scc::config c{.cores = cores};
-    if (const char* k = std::getenv("SCC_COMPUTE_SCALE")) c.costs.compute_cycles_per_ns *= std::atof(k);
+    if (const char* k = std::getenv("SCC_COMPUTE_SCALE")) c.costs.scale_compute(std::atof(k));
     return c;
 }
 

@@ -7,9 +7,14 @@
 //                                   a reduce over one member per core, N = 2..48
 //                                   (CCI paper, Figure 4: 11 000 polling / 14 000 with interrupts at 48)
 //
-// hardware: the chip's operations alone (deterministic); with_compute: plus
-// the runtime's instructions, as host CPU time at the chip's clock
-// (cost_model::compute_cycles_per_ns), which carries the host's noise.
+// hardware: the chip's operations alone; with_compute: plus the runtime's
+// instructions, counted in basic blocks (this program is built with
+// tacomesh::scc_counted) at cost_model::cycles_per_block. The round trip's
+// with_compute rows also report the blocks it charges (blocks_per_round_trip:
+// its cycles less the hardware's, over the price per block) and the price
+// per block that would make it the paper's (fitted_cycles_per_block: the
+// paper's cycles less the hardware's, over those blocks): cost_model.hpp's
+// calibration.
 //   flush/{page,whole}              the L2 flush routine over a 4 KB page / the whole cache
 //                                   (MESH paper: 47 100 / 582 000)
 //
@@ -42,7 +47,7 @@ const char* name(scc::idle_policy m) { return m == scc::idle_policy::poll ? "pol
 
 scc::config chip(taco::core_id cores, scc::idle_policy idle, bool compute) {
     scc::config c{.cores = cores, .idle = idle};
-    if (!compute) c.costs.compute_cycles_per_ns = 0;
+    if (!compute) c.costs.compute = scc::compute_model::none;
     return c;
 }
 
@@ -55,19 +60,32 @@ void label(benchmark::State& state, taco::core_id cores) {
 
 std::uint32_t whoami() { return taco::this_core(); }
 
-void round_trip(benchmark::State& state, scc::idle_policy idle, bool compute) {
-    label(state, 2);
+/// Modelled cycles per sync call to the neighbouring core.
+std::uint64_t cycles_per_call(const scc::config& c) {
     const int rounds = smoke ? 20 : 1000;
     std::uint64_t per_call = 0;
-    for (auto _ : state)
-        taco::run(chip(2, idle, compute), [&] {
-            (void)taco::sync(1, &whoami); // the channels' lines in place
-            const std::uint64_t before = scc::cycles();
-            for (int i = 0; i < rounds; ++i) (void)taco::sync(1, &whoami);
-            per_call = (scc::cycles() - before) / std::uint64_t(rounds);
-        });
+    taco::run(c, [&] {
+        (void)taco::sync(1, &whoami); // the channels' lines in place
+        const std::uint64_t before = scc::cycles();
+        for (int i = 0; i < rounds; ++i) (void)taco::sync(1, &whoami);
+        per_call = (scc::cycles() - before) / std::uint64_t(rounds);
+    });
+    return per_call;
+}
+
+void round_trip(benchmark::State& state, scc::idle_policy idle, bool compute) {
+    label(state, 2);
+    const double paper = idle == scc::idle_policy::poll ? 2000 : 3000;
+    std::uint64_t per_call = 0;
+    for (auto _ : state) per_call = cycles_per_call(chip(2, idle, compute));
     state.counters["modelled_cycles"] = double(per_call);
-    state.counters["paper_cycles"] = idle == scc::idle_policy::poll ? 2000 : 3000;
+    state.counters["paper_cycles"] = paper;
+    if (compute) {
+        const double hardware = double(cycles_per_call(chip(2, idle, false)));
+        const double blocks = (double(per_call) - hardware) / scc::cost_model{}.cycles_per_block;
+        state.counters["blocks_per_round_trip"] = blocks;
+        if (blocks > 0) state.counters["fitted_cycles_per_block"] = (paper - hardware) / blocks;
+    }
 }
 
 struct member {

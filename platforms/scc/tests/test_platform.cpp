@@ -180,6 +180,25 @@ TEST_CASE("SCC emulation: work between messages counts, also when the core idles
     CHECK(spent > 5'000'000); // 20 M rounds of the chain
 }
 
+// This program is not built with tacomesh::scc_counted (scc_counted_tests is).
+static_assert(!scc::counting_compiled && scc::cost_model{}.compute == scc::compute_model::host_time,
+              "without tacomesh::scc_counted, computation is charged as host CPU time by default");
+
+TEST_CASE("SCC emulation: counted blocks asked of a program that counts none are refused before any core runs, "
+          "saying how to build it",
+          "[scc][platform][cost]") {
+    bool ran = false;
+    CHECK_THROWS_AS(taco::run(scc::config{.cores = 2, .costs = {.compute = scc::compute_model::counted_blocks}},
+                              [&] { ran = true; }),
+                    taco::usage_error);
+    CHECK_THROWS_WITH(taco::run(scc::config{.cores = 2, .costs = {.compute = scc::compute_model::counted_blocks}},
+                                [&] { ran = true; }),
+                      Catch::Contains("counts no basic blocks") && Catch::Contains("tacomesh::scc_counted") &&
+                          Catch::Contains("-fsanitize-coverage=trace-pc"));
+    CHECK_FALSE(ran);
+    CHECK(scc::counted_blocks() == 0); // nothing here was compiled to count
+}
+
 TEST_CASE("SCC emulation: write-through memory is the MPBT+WT region, and a wt map's set costs a WCB flush, not the "
           "L2 flush routine",
           "[scc][platform][cost]") {

@@ -24,8 +24,9 @@
 //
 // Each core's clock (config.report, cycles()) counts modelled cycles: the
 // hardware operations at their cost (cost_model.hpp), and the instructions
-// between them, measured as the core thread's host CPU time
-// (cost_model::compute_cycles_per_ns). Waiting is not counted: a poll that
+// between them (cost_model::compute): the basic blocks the core thread ran,
+// counted in a program built with tacomesh::scc_counted
+// (counted_work.hpp), or else its host CPU time. Waiting is not counted: a poll that
 // found nothing and the host time spent in pause() or idle() leave the
 // clock where it was, and a message read moves it to the cycle the message
 // arrived. So the clock is what the core would show on the chip, whatever
@@ -55,6 +56,9 @@
 #include <taco/platform/memory_endpoint.hpp>
 #include <taco/platform/on_chip_memory.hpp>
 #include <taco/platform/platform.hpp>
+#include <taco/usage_error.hpp>
+#include <tacomesh/scc/emulated/cost_model.hpp>
+#include <tacomesh/scc/emulated/counted_work.hpp>
 #include <tacomesh/scc/emulated/hardware.hpp>
 #include <tacomesh/scc/mpb_channel.hpp>
 
@@ -106,26 +110,46 @@ namespace detail {
 
 inline thread_local endpoint* this_core = nullptr;
 
-/// The calling thread's CPU time: what its emulated core computed, however
-/// long the host kept it off a CPU.
+/// What the calling thread's emulated core computed between two readings,
+/// in cycles (cost_model::compute): the basic blocks it ran
+/// (counted_work.hpp), or its CPU time however long the host kept it off a
+/// CPU. Its own blocks are not counted: it is the emulation, not the core.
 class compute_clock {
 public:
-    explicit compute_clock(double cycles_per_ns) : scale_(cycles_per_ns), last_(now()) {}
-    /// Cycles computed since the last take() or skip(), less the reading
-    /// itself (a system call: the emulation's cost, not the core's).
-    std::uint64_t take() noexcept {
+    explicit compute_clock(const cost_model& c)
+        : model_(c.compute),
+          scale_(model_ == compute_model::counted_blocks ? c.cycles_per_block
+                 : model_ == compute_model::host_time    ? c.compute_cycles_per_ns
+                                                         : 0),
+          last_(now()) {}
+    /// Cycles computed since the last take() or skip(). The fraction of a
+    /// cycle left over is carried, so that many short stretches of blocks
+    /// add up to what one long one would.
+    TACOMESH_SCC_NOT_COUNTED std::uint64_t take() noexcept {
         if (scale_ == 0) return 0;
-        const std::int64_t t = now(), d = t - last_ - reading_cost();
+        const std::int64_t t = now();
+        std::int64_t d = t - last_;
+        // Less the reading itself: a system call, the emulation's cost, not the core's.
+        if (model_ == compute_model::host_time) d -= reading_cost();
         last_ = t;
-        return d > 0 ? std::uint64_t(double(d) * scale_) : 0;
+        if (d <= 0) return 0;
+        carried_ += double(d) * scale_;
+        const auto whole = std::uint64_t(carried_);
+        carried_ -= double(whole);
+        return whole;
     }
-    /// The time since the last take() was spent waiting: not counted.
-    void skip() noexcept {
+    /// The work since the last take() was waiting (or emulating): not counted.
+    TACOMESH_SCC_NOT_COUNTED void skip() noexcept {
         if (scale_ != 0) last_ = now();
     }
 
 private:
-    static std::int64_t now() noexcept {
+    TACOMESH_SCC_NOT_COUNTED std::int64_t now() const noexcept {
+        return model_ == compute_model::counted_blocks ? std::int64_t(counted_blocks())
+               : model_ == compute_model::host_time    ? cpu_ns()
+                                                       : 0;
+    }
+    static std::int64_t cpu_ns() noexcept {
         timespec ts{};
         ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
         return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
@@ -134,16 +158,30 @@ private:
         static const std::int64_t cost = [] {
             std::int64_t least = 1'000'000;
             for (int i = 0; i < 64; ++i) {
-                const std::int64_t a = now();
-                least = std::min(least, now() - a);
+                const std::int64_t a = cpu_ns();
+                least = std::min(least, cpu_ns() - a);
             }
             return least;
         }();
         return cost;
     }
+    compute_model model_;
     double scale_;
     std::int64_t last_;
+    double carried_ = 0;
 };
+
+/// compute_model::counted_blocks in a program that counts nothing: the
+/// launching code ran `blocks` blocks (0 when it was compiled without the
+/// flag). Refused before any core runs, saying how to build it.
+inline void require_counting(const cost_model& c, std::uint64_t blocks) {
+    if (c.compute == compute_model::counted_blocks && blocks == 0)
+        throw taco::usage_error(
+            "tacomesh::scc: config.costs.compute is compute_model::counted_blocks, but this program counts no "
+            "basic blocks: compile every translation unit of it with -fsanitize-coverage=trace-pc (in CMake: "
+            "target_link_libraries(<program> PRIVATE tacomesh::scc_counted)), or charge host CPU time instead "
+            "(compute_model::host_time)");
+}
 
 /// What the host can back: its RAM and swap, or the process's address-space
 /// limit (RLIMIT_AS) where that is lower.
@@ -253,7 +291,7 @@ struct run_state {
 class endpoint {
 public:
     endpoint(detail::run_state& s, taco::core_id id)
-        : s_(s), hw_(s.chip, id), channels_(hw_), compute_(s.cfg.costs.compute_cycles_per_ns) {}
+        : s_(s), hw_(s.chip, id), channels_(hw_), compute_(s.cfg.costs) {}
 
     taco::core_id id() const noexcept { return hw_.core(); }
     taco::core_id core_count() const noexcept { return hw_.core_count(); }
@@ -261,13 +299,20 @@ public:
 
     /// This core's clock: modelled cycles so far, computation included.
     std::uint64_t cycles() noexcept {
-        hw_.elapse(compute_.take());
+        count_computed();
         return hw_.cycles();
     }
     std::byte* try_acquire(taco::core_id dest) {
+        const bool waiting = in_wait_loop_;
         const emulating here(*this);
         const std::uint64_t t = hw_.cycles();
         std::byte* room = channels_.try_acquire(dest);
+        if (!room && waiting) in_wait_loop_ = true; // the wait loop's retry, which goes on waiting
+        if (bool(room) == bool(no_room_[dest])) { // the runtime queues a message that finds no room, to send later
+            no_room_[dest] = !room;
+            if (room) --no_room_count_;
+            else ++no_room_count_;
+        }
         if (!room) hw_.idle_since(t); // waiting for the receiver is not work
         return room;
     }
@@ -283,7 +328,7 @@ public:
         // What the core ran since its clock last counted (tasks of earlier
         // rounds of the scheduler loop): counted before a round that finds
         // nothing ends in pause() or idle(), which discard the rest.
-        hw_.elapse(compute_.take());
+        count_computed();
         const std::uint64_t rung = s_.doorbell[id()].load(std::memory_order_acquire);
         if (rung == quiet_at_) return 0;
         const emulating here(*this, emulating::counted);
@@ -310,6 +355,7 @@ public:
     // what ran before it: the CPU time since is the idle loop's, and so is
     // what the host spends here.
     void idle(std::chrono::nanoseconds limit) {
+        in_wait_loop_ = true; // only the runtime's wait loop idles (see count_computed)
         if (s_.cfg.idle == idle_policy::poll) return pause();
         // At most 1000 s of host time per halt: the runtime comes back and
         // checks its timers, and a limit near nanoseconds::max() (a timer at
@@ -324,6 +370,9 @@ public:
         compute_.skip();
     }
     void pause() {
+        // Waiting for room: the runtime's wait loop, going round until a
+        // receiver frees a slot (see count_computed).
+        if (no_room_count_ > 0) in_wait_loop_ = true;
         std::this_thread::yield();
         compute_.skip();
     }
@@ -367,6 +416,30 @@ public:
     bool coherent() const noexcept { return false; }
 
 private:
+    /// The computation since the clock last counted, onto the clock; but
+    /// not after a wait of the runtime's wait loop: idle(), pause() while a
+    /// message waits for room in its channel, and a retry of that send
+    /// that still finds none. What runs from there to the next poll or
+    /// hardware operation is that loop testing its predicate and retrying,
+    /// as many times as the host happens to go round it before the awaited
+    /// message or room comes: on the chip, rounds that overlap the wait
+    /// (the line read then moves the clock to the cycle it was written).
+    /// Charged, they made the clock depend on the host's scheduling:
+    /// counted in blocks, an 8-core reduce took twice as long in one run as
+    /// in the next, and 40 sends into a channel of 24 slots 30 to 150 times
+    /// as long as they should. After any other pause() it is counted:
+    /// taco::poll() pauses too, and then the program's own work follows
+    /// (which, while a message of this core waits for room, goes uncounted
+    /// with the loop's).
+    void count_computed() noexcept {
+        if (in_wait_loop_) {
+            compute_.skip();
+            in_wait_loop_ = false;
+        } else {
+            hw_.elapse(compute_.take());
+        }
+    }
+
     /// Around each operation of the emulated hardware: what the core
     /// computed before it is counted (so that a wait for another core's
     /// write, a max with the cycle it arrived, starts from the right
@@ -375,7 +448,7 @@ private:
     /// instructions go uncounted with it.)
     struct emulating {
         static constexpr struct counted_t {} counted{}; ///< the caller brought the clock up to date just now
-        explicit emulating(endpoint& e) : e_(e) { e.hw_.elapse(e.compute_.take()); }
+        explicit emulating(endpoint& e) : e_(e) { e.count_computed(); }
         emulating(endpoint& e, counted_t) : e_(e) {}
         ~emulating() { e_.compute_.skip(); }
         emulating(const emulating&) = delete;
@@ -388,6 +461,9 @@ private:
     mpb_channels<emulated::hardware> channels_;
     std::uint64_t quiet_at_ = ~std::uint64_t(0); ///< the doorbell when a scan last found nothing
     detail::compute_clock compute_;
+    bool in_wait_loop_ = false; ///< the wait loop waited since the clock last counted (count_computed)
+    std::vector<char> no_room_ = std::vector<char>(hw_.core_count()); ///< per destination: its last try_acquire found no room
+    std::size_t no_room_count_ = 0;
 };
 
 /// The calling core's modelled cycles so far (0 outside an emulated core).
@@ -407,7 +483,11 @@ public:
         if (c.cores < 1 || c.cores > max_cores)
             throw std::invalid_argument("tacomesh::scc: config.cores must be 1 to 48 (the SCC's cores), got " +
                                         std::to_string(c.cores));
+        // The setting-up below runs instrumented code if this program counts
+        // blocks at all: whether it does is known before any core runs.
+        const std::uint64_t blocks_before = counted_blocks();
         detail::run_state s(c);
+        detail::require_counting(c.costs, counted_blocks() - blocks_before);
         auto core_main = [&](taco::core_id id) {
             endpoint ep(s, id);
             detail::this_core = &ep;

@@ -1,0 +1,240 @@
+// Computation counted in basic blocks (emulated/counted_work.hpp): this
+// program is built with tacomesh::scc_counted, so an emulated core's work
+// costs the same modelled cycles whatever the host does with its threads.
+#include <catch2/catch.hpp>
+
+#include <sched.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include <taco/taco.hpp>
+#include <tacomesh/scc/emulated/platform.hpp>
+
+namespace scc = tacomesh::scc::emulated;
+
+static_assert(scc::counting_compiled && scc::cost_model{}.compute == scc::compute_model::counted_blocks,
+              "this program is built with tacomesh::scc_counted: the default counts blocks");
+
+namespace {
+
+/// A walk through a permutation with a branch per step on the data: nothing
+/// the optimiser can fold or vectorise, all of it in this (counted) unit.
+std::uint64_t walk(const std::vector<std::uint32_t>& next, std::uint64_t steps) {
+    std::uint64_t at = 0, odd = 0;
+    for (std::uint64_t i = 0; i < steps; ++i) {
+        at = next[at];
+        if (at & 1) odd += at;
+        else odd ^= at >> 1;
+    }
+    return odd;
+}
+
+std::vector<std::uint32_t> permutation() {
+    std::vector<std::uint32_t> next(1 << 16);
+    std::uint64_t x = 0x9E3779B97F4A7C15ull;
+    std::iota(next.begin(), next.end(), 0u);
+    for (std::size_t i = next.size() - 1; i > 0; --i) { // Fisher-Yates with a fixed LCG
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        std::swap(next[i], next[(x >> 33) % (i + 1)]);
+    }
+    return next;
+}
+
+const std::vector<std::uint32_t>& data() {
+    static const std::vector<std::uint32_t> next = permutation();
+    return next;
+}
+
+std::uint64_t sink = 0;
+
+/// The modelled cycles of `steps` steps of the walk on the calling core.
+std::uint64_t timed_walk(std::uint64_t steps) {
+    const std::uint64_t before = scc::cycles();
+    const std::uint64_t r = walk(data(), steps);
+    const std::uint64_t spent = scc::cycles() - before;
+    std::atomic_ref(sink).fetch_add(r, std::memory_order_relaxed);
+    return spent;
+}
+
+constexpr std::uint64_t steps = 200'000;
+
+/// Each core's cycles for the walk at `cores` emulated cores.
+std::vector<std::uint64_t> walk_on_every_core(taco::core_id cores, scc::cost_model costs = {}) {
+    (void)data();
+    std::vector<std::uint64_t> spent(cores);
+    taco::run(scc::config{.cores = cores, .costs = costs}, [&] {
+        std::vector<taco::future<std::uint64_t>> on(cores);
+        for (taco::core_id c = 1; c < cores; ++c) taco::async(c, taco::m2f(&timed_walk, steps), on[c]);
+        spent[0] = timed_walk(steps); // while the others walk: the host's CPUs are all busy
+        for (taco::core_id c = 1; c < cores; ++c) spent[c] = on[c].get();
+    });
+    return spent;
+}
+
+void check_all_near(const std::vector<std::uint64_t>& spent, std::uint64_t alone) {
+    for (std::size_t c = 0; c < spent.size(); ++c) {
+        INFO("core " << c << ": " << spent[c] << " cycles, alone " << alone);
+        CHECK(double(spent[c]) == Approx(double(alone)).epsilon(0.02));
+    }
+}
+
+/// Confines the calling thread (and the threads it starts) to the first
+/// host CPU it may run on; gives the old set back when it goes.
+class one_host_cpu {
+public:
+    one_host_cpu() {
+        REQUIRE(::sched_getaffinity(0, sizeof(old_), &old_) == 0);
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &old_)) {
+                CPU_SET(c, &one);
+                break;
+            }
+        REQUIRE(::sched_setaffinity(0, sizeof(one), &one) == 0);
+    }
+    ~one_host_cpu() { ::sched_setaffinity(0, sizeof(old_), &old_); }
+    one_host_cpu(const one_host_cpu&) = delete;
+    one_host_cpu& operator=(const one_host_cpu&) = delete;
+
+private:
+    cpu_set_t old_;
+};
+
+/// A host thread spinning until it goes: the host loaded.
+class host_load {
+public:
+    host_load() : spinner_([this] {
+        while (!stop_.load(std::memory_order_relaxed)) std::atomic_signal_fence(std::memory_order_seq_cst);
+    }) {}
+    ~host_load() {
+        stop_.store(true, std::memory_order_relaxed);
+        spinner_.join();
+    }
+
+private:
+    std::atomic<bool> stop_{false};
+    std::thread spinner_;
+};
+
+} // namespace
+
+TEST_CASE("SCC counted: a compute-bound loop costs the same cycles at 1 and at 48 emulated cores",
+          "[scc][counted]") {
+    const std::uint64_t alone = walk_on_every_core(1)[0];
+    INFO("1 core: " << alone << " cycles for " << steps << " steps");
+    CHECK(alone > steps); // a block or more per step, at several cycles each
+    check_all_near(walk_on_every_core(48), alone);
+}
+
+TEST_CASE("SCC counted: the same cycles on one host CPU, and beside a thread that loads the host", "[scc][counted]") {
+    const std::uint64_t alone = walk_on_every_core(1)[0];
+    {
+        const one_host_cpu confined;
+        check_all_near(walk_on_every_core(1), alone);
+        check_all_near(walk_on_every_core(16), alone);
+    }
+    const host_load load;
+    check_all_near(walk_on_every_core(16), alone);
+    const one_host_cpu confined; // the load's thread was started before: it stays on every CPU
+    check_all_near(walk_on_every_core(8), alone);
+}
+
+TEST_CASE("SCC counted: the count is what is charged: twice the steps, twice the cycles, and none without it",
+          "[scc][counted]") {
+    const std::uint64_t once = walk_on_every_core(1)[0];
+    std::uint64_t twice = 0;
+    taco::run(scc::config{.cores = 1}, [&] { twice = timed_walk(2 * steps); });
+    INFO("walk: " << once << " cycles, twice as long: " << twice);
+    CHECK(double(twice) == Approx(2.0 * double(once)).epsilon(0.01));
+    // The hardware alone: the walk touches none, so it costs nothing.
+    CHECK(walk_on_every_core(1, {.compute = scc::compute_model::none})[0] == 0);
+    // The price per block applies to every block.
+    CHECK(double(walk_on_every_core(1, scc::cost_model{}.scale_compute(3))[0]) ==
+          Approx(3.0 * double(once)).epsilon(0.001));
+    CHECK(double(walk_on_every_core(1, {.cycles_per_block = 1})[0]) ==
+          Approx(double(once) / scc::cost_model{}.cycles_per_block).epsilon(0.001));
+}
+
+namespace {
+
+std::uint32_t whoami() { return taco::this_core(); }
+
+long pass_on(taco::core_id last, long hops) {
+    const taco::core_id me = taco::this_core();
+    return me == last ? hops : taco::sync(me + 1, &pass_on, last, hops + 1);
+}
+
+/// Every core's modelled cycles for rounds of sync calls: one from core 0
+/// to each core in turn, and a ring of nested calls through all of them.
+/// One message in flight at a time, so the order in which cores see them
+/// is the program's, not the host's (in a reduce, the order in which a
+/// node reads its children's replies follows the host's scheduling, and
+/// so do its cycles: platforms/scc/README.md).
+std::vector<std::uint64_t> messaging(taco::core_id cores, scc::idle_policy idle) {
+    scc::run_report report;
+    long wrong = 0;
+    taco::run(scc::config{.cores = cores, .idle = idle, .report = &report}, [&] {
+        for (int i = 0; i < 10; ++i) {
+            for (taco::core_id c = 1; c < cores; ++c) wrong += taco::sync(c, &whoami) != c;
+            wrong += pass_on(cores - 1, 0) != long(cores) - 1;
+        }
+    });
+    CHECK(wrong == 0);
+    return report.cycles;
+}
+
+} // namespace
+
+TEST_CASE("SCC counted: two identical runs of a messaging workload give the same cycles", "[scc][counted]") {
+    for (const auto idle : {scc::idle_policy::poll, scc::idle_policy::halt}) {
+        const auto first = messaging(16, idle), second = messaging(16, idle);
+        const auto total = [](const std::vector<std::uint64_t>& c) {
+            return double(std::accumulate(c.begin(), c.end(), std::uint64_t(0)));
+        };
+        INFO("halt " << (idle == scc::idle_policy::halt) << ": core 0 " << first[0] << " then " << second[0]
+                     << " cycles; all cores " << total(first) << " then " << total(second));
+        CHECK(double(first[0]) == Approx(double(second[0])).epsilon(0.02));
+        CHECK(total(first) == Approx(total(second)).epsilon(0.02));
+    }
+}
+
+namespace {
+/// Replies after a millisecond of host time asleep: no block, no cycle.
+long slow_echo(long x) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return x;
+}
+} // namespace
+
+TEST_CASE("SCC counted: waiting for a reply, or for room in a full channel, costs no cycles however long the host "
+          "takes",
+          "[scc][counted]") {
+    // 40 invocations into a channel of 24 slots (2 cores): the sender queues
+    // the rest and goes round its wait loop, retrying, for the 40 ms core 1
+    // sleeps. Those rounds overlap the wait; charged, they cost millions of
+    // cycles, a different number in every run.
+    constexpr int sends = 40;
+    std::uint64_t spent = 0, round_trip = 0;
+    long wrong = 0;
+    taco::run(scc::config{.cores = 2}, [&] {
+        // A round trip in this build (its blocks depend on the compiler and level).
+        (void)taco::sync(1, &whoami);
+        const std::uint64_t start = scc::cycles();
+        for (int i = 0; i < 10; ++i) (void)taco::sync(1, &whoami);
+        round_trip = (scc::cycles() - start) / 10;
+        std::vector<taco::future<long>> replies(sends);
+        const std::uint64_t before = scc::cycles();
+        for (int i = 0; i < sends; ++i) taco::async(1, taco::m2f(&slow_echo, long(i)), replies[i]);
+        for (int i = 0; i < sends; ++i) wrong += replies[i].get() != i;
+        spent = scc::cycles() - before;
+    });
+    INFO(spent << " cycles for " << sends << " invocations and their replies; a round trip " << round_trip);
+    CHECK(wrong == 0);
+    CHECK(spent < 2 * sends * round_trip); // about a round trip's worth each (charged: 20 to 70 times that)
+}
