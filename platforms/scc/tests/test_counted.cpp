@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <numeric>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -35,7 +36,7 @@ std::uint64_t walk(const std::vector<std::uint32_t>& next, std::uint64_t steps) 
 }
 
 std::vector<std::uint32_t> permutation() {
-    std::vector<std::uint32_t> next(1 << 16);
+    std::vector<std::uint32_t> next(1 << 14); // 64 KB: in L2, so that no core waits for memory
     std::uint64_t x = 0x9E3779B97F4A7C15ull;
     std::iota(next.begin(), next.end(), 0u);
     for (std::size_t i = next.size() - 1; i > 0; --i) { // Fisher-Yates with a fixed LCG
@@ -52,8 +53,11 @@ const std::vector<std::uint32_t>& data() {
 
 std::uint64_t sink = 0;
 
-/// The modelled cycles of `steps` steps of the walk on the calling core.
+/// The modelled cycles of `steps` steps of the walk on the calling core,
+/// after a first walk that brings its data into the core's caches (priced
+/// memory: the cold misses of 48 cores at once queue at the controllers).
 std::uint64_t timed_walk(std::uint64_t steps) {
+    std::atomic_ref(sink).fetch_add(walk(data(), steps), std::memory_order_relaxed);
     const std::uint64_t before = scc::cycles();
     const std::uint64_t r = walk(data(), steps);
     const std::uint64_t spent = scc::cycles() - before;
@@ -152,13 +156,17 @@ TEST_CASE("SCC counted: the count is what is charged: twice the steps, twice the
     taco::run(scc::config{.cores = 1}, [&] { twice = timed_walk(2 * steps); });
     INFO("walk: " << once << " cycles, twice as long: " << twice);
     CHECK(double(twice) == Approx(2.0 * double(once)).epsilon(0.01));
+    // The blocks alone (loads and stores not priced, as below).
+    const std::uint64_t blocks_only = walk_on_every_core(1, {.price_memory = false})[0];
+    CHECK(blocks_only < once);
     // The hardware alone: the walk touches none, so it costs nothing.
-    CHECK(walk_on_every_core(1, {.compute = scc::compute_model::none})[0] == 0);
+    CHECK(walk_on_every_core(1, {.price_memory = false, .compute = scc::compute_model::none})[0] == 0);
     // The price per block applies to every block.
-    CHECK(double(walk_on_every_core(1, scc::cost_model{}.scale_compute(3))[0]) ==
-          Approx(3.0 * double(once)).epsilon(0.001));
-    CHECK(double(walk_on_every_core(1, {.cycles_per_block = 1})[0]) ==
-          Approx(double(once) / scc::cost_model{}.cycles_per_block).epsilon(0.001));
+    scc::cost_model thrice = scc::cost_model{}.scale_compute(3);
+    thrice.price_memory = false;
+    CHECK(double(walk_on_every_core(1, thrice)[0]) == Approx(3.0 * double(blocks_only)).epsilon(0.001));
+    CHECK(double(walk_on_every_core(1, {.price_memory = false, .cycles_per_block = 1})[0]) ==
+          Approx(double(blocks_only) / scc::cost_model{}.cycles_per_block).epsilon(0.001));
 }
 
 namespace {
@@ -237,4 +245,88 @@ TEST_CASE("SCC counted: waiting for a reply, or for room in a full channel, cost
     INFO(spent << " cycles for " << sends << " invocations and their replies; a round trip " << round_trip);
     CHECK(wrong == 0);
     CHECK(spent < 2 * sends * round_trip); // about a round trip's worth each (charged: 20 to 70 times that)
+}
+
+// ---- plain loads and stores priced (emulated/priced_memory.hpp) ----
+
+static_assert(scc::pricing_compiled && scc::cost_model{}.price_memory,
+              "this program is built with tacomesh::scc_counted outside a sanitizer build: it prices memory");
+
+namespace {
+
+/// The cycles of `rounds` passes of one load per 32-byte line over the
+/// first `lines` lines of the calling core's MESH region `m`.
+std::uint64_t read_lines(taco::memory_mode m, std::size_t lines, int rounds) {
+    const std::span<std::byte> r = scc::detail::this_core->region(m);
+    const auto* words = reinterpret_cast<const volatile std::uint32_t*>(r.data());
+    std::uint32_t sum = 0;
+    const std::uint64_t before = scc::cycles();
+    for (int k = 0; k < rounds; ++k)
+        for (std::size_t i = 0; i < lines; ++i) sum += words[i * 8];
+    const std::uint64_t spent = scc::cycles() - before;
+    std::atomic_ref(sink).fetch_add(sum, std::memory_order_relaxed);
+    return spent;
+}
+
+std::uint64_t on_one_core(taco::memory_mode m, std::size_t lines, int rounds, bool priced = true) {
+    std::uint64_t spent = 0;
+    taco::run(scc::config{.cores = 1, .costs = {.price_memory = priced}}, [&] { spent = read_lines(m, lines, rounds); });
+    return spent;
+}
+
+} // namespace
+
+TEST_CASE("SCC priced: an uncached load costs a DRAM read each time, a cached one only the first time",
+          "[scc][counted][priced]") {
+    const scc::memory_prices p{};
+    const std::size_t lines = 256; // 8 KB: fits the 16 KB L1
+    const std::uint64_t blocks = on_one_core(taco::memory_mode::non_cached, lines, 4, false);
+    const std::uint64_t ncm = on_one_core(taco::memory_mode::non_cached, lines, 4) - blocks;
+    const std::uint64_t dcm = on_one_core(taco::memory_mode::cached, lines, 4) - blocks;
+    INFO("blocks " << blocks << ", NCM loads " << ncm << ", DCM loads " << dcm);
+    CHECK(double(ncm) == Approx(double(4 * lines * p.ncm_read)).epsilon(0.05));
+    CHECK(double(dcm) == Approx(double(lines * p.dcm_line_read + 3 * lines * p.l1_hit)).epsilon(0.1));
+}
+
+namespace {
+
+/// Each of `cores` cores reads its own uncached lines, interleaved over the
+/// controllers, as in the MESH paper's Figure 4; the mean cycles per read.
+double ncm_read_cycles(taco::core_id cores) {
+    const std::size_t lines = 512;
+    std::vector<std::uint64_t> spent(cores);
+    auto reader = +[](std::size_t lines) {
+        // Core c reads line c / 4 of every fourth page from page c % 4 on:
+        // always the same controller of the four (pages interleave), three
+        // cores on each at 12 cores, six at 24.
+        const std::span<std::byte> r = scc::detail::this_core->region(taco::memory_mode::non_cached);
+        const std::size_t c = taco::this_core();
+        std::uint32_t sum = 0;
+        const std::uint64_t before = scc::cycles();
+        for (std::size_t i = 0; i < lines; ++i)
+            sum += *reinterpret_cast<const volatile std::uint32_t*>(r.data() + (i * 4 + c % 4) * 4096 + c / 4 * 32);
+        std::atomic_ref(sink).fetch_add(sum, std::memory_order_relaxed);
+        return scc::cycles() - before;
+    };
+    taco::run(scc::config{.cores = cores}, [&] {
+        std::vector<taco::future<std::uint64_t>> f(cores);
+        for (taco::core_id c = 1; c < cores; ++c) taco::async(c, taco::m2f(reader, lines), f[c]);
+        spent[0] = reader(lines);
+        for (taco::core_id c = 1; c < cores; ++c) spent[c] = f[c].get();
+    });
+    return double(std::accumulate(spent.begin(), spent.end(), std::uint64_t(0))) / double(cores * lines);
+}
+
+} // namespace
+
+TEST_CASE("SCC priced: readers of the four memory controllers wait for each other past twelve (MESH paper, "
+          "Figure 4)",
+          "[scc][counted][priced]") {
+    const double one = ncm_read_cycles(1), twelve = ncm_read_cycles(12), twenty_four = ncm_read_cycles(24);
+    INFO("cycles per uncached read: 1 core " << one << ", 12 cores " << twelve << ", 24 cores " << twenty_four);
+    CHECK(twelve < 1.1 * one);
+    // Six readers per controller: the queue shows. (Less than twice: the
+    // cores start their reads one after another, as core 0's invocations
+    // reach them, so not all of them read at once all the time.)
+    CHECK(twenty_four > 1.15 * twelve);
 }

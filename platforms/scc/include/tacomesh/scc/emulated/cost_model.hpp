@@ -66,9 +66,20 @@ inline constexpr compute_model default_compute =
     compute_model::host_time;
 #endif
 
+/// Whether plain loads and stores are priced by default: in a program built
+/// to report them (tacomesh::scc_counted defines TACOMESH_SCC_PRICED).
+inline constexpr bool default_price_memory =
+#ifdef TACOMESH_SCC_PRICED
+    true;
+#else
+    false;
+#endif
+
 struct cost_model {
-    /// Plain loads and stores (memory_model.hpp).
+    /// Plain loads and stores (memory_model.hpp): their prices, and whether
+    /// they are charged (priced_memory.hpp).
     memory_prices memory{};
+    bool price_memory = default_price_memory;
     // MESH paper, Table I (cycles; middles of the measured ranges).
     std::uint64_t mpb_line_read = 82;   ///< an MPBT line into L1 (r: 67-97)
     std::uint64_t mpb_line_write = 93;  ///< the WCB's line out to an MPB (g: 78-108)

@@ -32,11 +32,12 @@
 #include <cstdint>
 
 // The callback and what it calls must not be instrumented themselves (each
-// call would recurse).
+// call would recurse), nor report their loads and stores, which are the
+// emulation's (priced_memory.hpp).
 #if defined(__clang__)
-#define TACOMESH_SCC_NOT_COUNTED __attribute__((no_sanitize("coverage")))
+#define TACOMESH_SCC_NOT_COUNTED __attribute__((no_sanitize("coverage", "kernel-address")))
 #else
-#define TACOMESH_SCC_NOT_COUNTED __attribute__((no_sanitize_coverage))
+#define TACOMESH_SCC_NOT_COUNTED __attribute__((no_sanitize_coverage, no_sanitize_address))
 #endif
 
 namespace tacomesh::scc::emulated::detail {

@@ -60,6 +60,7 @@
 #include <tacomesh/scc/emulated/cost_model.hpp>
 #include <tacomesh/scc/emulated/counted_work.hpp>
 #include <tacomesh/scc/emulated/hardware.hpp>
+#include <tacomesh/scc/emulated/priced_memory.hpp>
 #include <tacomesh/scc/mpb_channel.hpp>
 
 namespace tacomesh::scc::emulated {
@@ -183,6 +184,16 @@ inline void require_counting(const cost_model& c, std::uint64_t blocks) {
             "(compute_model::host_time)");
 }
 
+/// cost_model::price_memory in a program that reports no access: refused
+/// as require_counting refuses.
+inline void require_pricing(const cost_model& c, std::uint64_t accesses) {
+    if (c.price_memory && accesses == 0)
+        throw taco::usage_error(
+            "tacomesh::scc: config.costs.price_memory is set, but this program reports no loads or stores: "
+            "compile every translation unit of it with tacomesh::scc_counted (outside a sanitizer build: "
+            "AddressSanitizer's kernel mode reports them), or leave price_memory false");
+}
+
 /// What the host can back: its RAM and swap, or the process's address-space
 /// limit (RLIMIT_AS) where that is lower.
 inline std::size_t host_memory_bytes() noexcept {
@@ -262,7 +273,7 @@ struct run_state {
           non_cached(region_bytes("non_cached_bytes", c.non_cached_bytes), "non_cached_bytes", c.non_cached_bytes),
           private_stride(region_bytes("private_bytes", c.private_bytes, c.cores) / c.cores), // a slab per core
           privates(private_stride * c.cores, "private_bytes", c.private_bytes, c.cores),
-          on_chip(on_chip_piece * c.cores), urgent(c.cores), doorbell(c.cores) {
+          on_chip(on_chip_piece * c.cores), urgent(c.cores), doorbell(c.cores), controllers(c.costs.memory) {
         for (taco::core_id id = 0; id < c.cores; ++id)
             if (on_chip_piece) on_chip_pieces.emplace_back(on_chip.data() + id * on_chip_piece, on_chip_piece);
     }
@@ -282,6 +293,9 @@ struct run_state {
     /// nothing too and cost no modelled cycles (idle_since), but host time:
     /// 48 emulated cores polling 48 headers each, on 2 CPUs.
     std::vector<std::atomic<std::uint64_t>> doorbell;
+    /// The chip's memory controllers, whose queues the cores' priced
+    /// accesses share (memory_model.hpp).
+    memory_controllers controllers;
     std::vector<std::uint64_t> cycles = std::vector<std::uint64_t>(cfg.cores);
 };
 
@@ -291,7 +305,19 @@ struct run_state {
 class endpoint {
 public:
     endpoint(detail::run_state& s, taco::core_id id)
-        : s_(s), hw_(s.chip, id), channels_(hw_), compute_(s.cfg.costs) {}
+        : s_(s), hw_(s.chip, id), channels_(hw_), compute_(s.cfg.costs),
+          pricing_{core_memory(s.cfg.costs.memory, s.controllers, id), range_of(s.cached),
+                   range_of(s.write_through), range_of(s.non_cached), range_of(s.on_chip)} {
+        pricing_.cycles_per_block =
+            s.cfg.costs.compute == compute_model::counted_blocks ? s.cfg.costs.cycles_per_block : 0;
+    }
+    /// Price this core's loads and stores from here on (platform::launch,
+    /// on the core's thread, when the cost model prices memory).
+    void start_pricing() noexcept {
+        detail::priced = &pricing_;
+        pricing_.take(hw_.cycles());
+        pricing_.on = true;
+    }
 
     taco::core_id id() const noexcept { return hw_.core(); }
     taco::core_id core_count() const noexcept { return hw_.core_count(); }
@@ -299,8 +325,11 @@ public:
 
     /// This core's clock: modelled cycles so far, computation included.
     std::uint64_t cycles() noexcept {
+        stop_pricing(); // reading the clock is the emulation's work
         count_computed();
-        return hw_.cycles();
+        const std::uint64_t now = hw_.cycles();
+        price_again();
+        return now;
     }
     std::byte* try_acquire(taco::core_id dest) {
         const bool waiting = in_wait_loop_;
@@ -328,9 +357,13 @@ public:
         // What the core ran since its clock last counted (tasks of earlier
         // rounds of the scheduler loop): counted before a round that finds
         // nothing ends in pause() or idle(), which discard the rest.
+        stop_pricing(); // the emulation's, as the scan below
         count_computed();
         const std::uint64_t rung = s_.doorbell[id()].load(std::memory_order_acquire);
-        if (rung == quiet_at_) return 0;
+        if (rung == quiet_at_) {
+            price_again();
+            return 0;
+        }
         const emulating here(*this, emulating::counted);
         const std::uint64_t t = hw_.cycles();
         // Halting: a message that comes after this core's clock found it
@@ -340,8 +373,10 @@ public:
         const std::size_t n = channels_.poll([&](std::byte* m, std::size_t, core_index) {
             hw_.sleeping(false);
             compute_.skip();
+            price_again();
             handle(m); // the invocation: the core's work
             hw_.elapse(compute_.take());
+            stop_pricing();
             hw_.sleeping(halting); // scanning on: a line still to come would find it asleep
         });
         hw_.sleeping(false);
@@ -394,22 +429,41 @@ public:
     std::span<const std::span<std::byte>> on_chip_regions() const noexcept { return s_.on_chip_pieces; }
     std::span<std::byte> private_region() const noexcept { return {s_.privates.data(), s_.private_stride}; }
     std::ptrdiff_t private_offset() const noexcept { return std::ptrdiff_t(id()) * std::ptrdiff_t(s_.private_stride); }
+    // The flush routine and CL1INVMB are the hardware's (their cost is the
+    // emulated L2's and the instruction's); with memory priced, the same
+    // lines leave this core's priced caches too, so that the next reads
+    // cost what they would after the routine, and modified lines pay their
+    // write-back here.
     void invalidate(const void* p, std::size_t n) {
         const emulating here(*this);
-        if (s_.cached.contains(p)) hw_.flush_l2_range(std::size_t(static_cast<const std::byte*>(p) - s_.cached.data()), n);
-        else if (s_.write_through.contains(p)) hw_.cl1invmb();
+        const auto at = reinterpret_cast<std::uintptr_t>(p);
+        if (s_.cached.contains(p)) {
+            hw_.flush_l2_range(std::size_t(static_cast<const std::byte*>(p) - s_.cached.data()), n);
+            if (pricing()) hw_.elapse(pricing_.memory.drop(at, n, hw_.cycles()));
+        } else if (s_.write_through.contains(p)) {
+            hw_.cl1invmb();
+            if (pricing()) pricing_.memory.drop_write_through();
+        }
         std::atomic_thread_fence(std::memory_order_acquire);
     }
     void write_back(const void* p, std::size_t n) {
         const emulating here(*this);
         std::atomic_thread_fence(std::memory_order_release);
-        if (s_.cached.contains(p)) hw_.flush_l2_range(std::size_t(static_cast<const std::byte*>(p) - s_.cached.data()), n);
-        else if (s_.write_through.contains(p)) {
-            // The program's stores to MPBT+WT memory are host stores here,
-            // not emulated ones: what the chip's WCB would have sent on to
-            // DRAM for them, a line write each, is charged now.
-            const auto at = reinterpret_cast<std::uintptr_t>(p);
-            hw_.elapse(((at + n + line_bytes - 1) / line_bytes - at / line_bytes) * s_.cfg.costs.dram_line_write);
+        const auto at = reinterpret_cast<std::uintptr_t>(p);
+        if (s_.cached.contains(p)) {
+            hw_.flush_l2_range(std::size_t(static_cast<const std::byte*>(p) - s_.cached.data()), n);
+            if (pricing()) hw_.elapse(pricing_.memory.clean(at, n, hw_.cycles()));
+        } else if (s_.write_through.contains(p)) {
+            if (pricing()) {
+                // Each store went through the write-combine buffer as it
+                // was made (priced); what is left there goes out now.
+                hw_.elapse(pricing_.memory.flush_wcb(hw_.cycles()));
+            } else {
+                // The program's stores to MPBT+WT memory are host stores
+                // here, not emulated ones: what the chip's WCB would have
+                // sent on to DRAM for them, a line write each, is charged now.
+                hw_.elapse(((at + n + line_bytes - 1) / line_bytes - at / line_bytes) * s_.cfg.costs.dram_line_write);
+            }
             hw_.flush_wcb();
         }
     }
@@ -434,10 +488,24 @@ private:
     void count_computed() noexcept {
         if (in_wait_loop_) {
             compute_.skip();
+            (void)pricing_.take(hw_.cycles()); // the loop's loads and stores with it
             in_wait_loop_ = false;
         } else {
             hw_.elapse(compute_.take());
+            hw_.elapse(pricing_.take(hw_.cycles()));
         }
+    }
+    bool pricing() const noexcept { return s_.cfg.costs.price_memory; }
+    /// The emulation's own accesses are its cost, not the core's: none is
+    /// priced from here to price_again().
+    void stop_pricing() noexcept { pricing_.on = false; }
+    void price_again() noexcept {
+        (void)pricing_.take(hw_.cycles()); // from the clock as it is now
+        pricing_.on = pricing();
+    }
+    static detail::memory_pricing::range range_of(const detail::host_region& r) noexcept {
+        const auto b = reinterpret_cast<std::uintptr_t>(r.data());
+        return {b, b + r.size()};
     }
 
     /// Around each operation of the emulated hardware: what the core
@@ -448,9 +516,15 @@ private:
     /// instructions go uncounted with it.)
     struct emulating {
         static constexpr struct counted_t {} counted{}; ///< the caller brought the clock up to date just now
-        explicit emulating(endpoint& e) : e_(e) { e.count_computed(); }
-        emulating(endpoint& e, counted_t) : e_(e) {}
-        ~emulating() { e_.compute_.skip(); }
+        explicit emulating(endpoint& e) : e_(e) {
+            e.count_computed();
+            e.stop_pricing();
+        }
+        emulating(endpoint& e, counted_t) : e_(e) { e.stop_pricing(); }
+        ~emulating() {
+            e_.compute_.skip();
+            e_.price_again();
+        }
         emulating(const emulating&) = delete;
         emulating& operator=(const emulating&) = delete;
         endpoint& e_;
@@ -461,6 +535,7 @@ private:
     mpb_channels<emulated::hardware> channels_;
     std::uint64_t quiet_at_ = ~std::uint64_t(0); ///< the doorbell when a scan last found nothing
     detail::compute_clock compute_;
+    detail::memory_pricing pricing_;
     bool in_wait_loop_ = false; ///< the wait loop waited since the clock last counted (count_computed)
     std::vector<char> no_room_ = std::vector<char>(hw_.core_count()); ///< per destination: its last try_acquire found no room
     std::size_t no_room_count_ = 0;
@@ -485,12 +560,17 @@ public:
                                         std::to_string(c.cores));
         // The setting-up below runs instrumented code if this program counts
         // blocks at all: whether it does is known before any core runs.
-        const std::uint64_t blocks_before = counted_blocks();
+        const std::uint64_t blocks_before = counted_blocks(), accesses_before = detail::accesses_seen;
         detail::run_state s(c);
         detail::require_counting(c.costs, counted_blocks() - blocks_before);
+        detail::require_pricing(c.costs, detail::accesses_seen - accesses_before);
         auto core_main = [&](taco::core_id id) {
             endpoint ep(s, id);
             detail::this_core = &ep;
+            struct unpriced_at_exit {
+                ~unpriced_at_exit() { detail::priced = nullptr; }
+            } unpriced;
+            if (c.costs.price_memory) ep.start_pricing();
             struct leave {
                 ~leave() { detail::this_core = nullptr; }
             } on_exit;

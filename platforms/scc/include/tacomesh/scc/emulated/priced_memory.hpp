@@ -1,0 +1,162 @@
+#pragma once
+// Plain loads and stores priced as the SCC would (memory_model.hpp), seen
+// through the compiler: counted_work.hpp's sibling for memory.
+//
+// The emulated cores' data is host memory, so a load is a host load and
+// costs the host's time, which the modelled clock does not see. Compiled
+// with tacomesh::scc_counted, every load and store of instrumented code
+// calls a function instead: -fsanitize=kernel-address with its checks as
+// calls (AddressSanitizer's kernel mode, which leaves the run-time to the
+// program: no shadow memory, no runtime library) reports each access's
+// address and size to __asan_loadN_noabort / __asan_storeN_noabort, defined
+// below. On an emulated core they price the access by where it lives: the
+// MESH regions (DCM, MPBT+WT, NCM, the on-chip pieces) and, everything
+// else, the core's private memory; the cycles join the core's clock at its
+// next count (platform.hpp). Off a core (the program's own threads, the
+// emulation itself) nothing is priced.
+//
+// What is not seen: accesses the optimiser keeps in registers (as on the
+// chip), a store right after a load of the same bytes (AddressSanitizer
+// checks the address once: the store is taken to hit, unmodified), and
+// what uninstrumented code does, which includes memcpy, memset and memmove
+// (a std::copy of plain values): those copies go unpriced.
+#include <cstddef>
+#include <cstdint>
+
+#include <tacomesh/scc/emulated/counted_work.hpp>
+#include <tacomesh/scc/emulated/memory_model.hpp>
+
+// Neither counted nor priced: the emulation's (counted_work.hpp).
+#define TACOMESH_SCC_NOT_PRICED TACOMESH_SCC_NOT_COUNTED
+
+namespace tacomesh::scc::emulated::detail {
+
+/// Where a core's accesses are priced, and what they have cost so far.
+struct memory_pricing {
+    struct range {
+        std::uintptr_t begin = 0, end = 0;
+        bool contains(std::uintptr_t a) const noexcept { return a - begin < end - begin; }
+    };
+    core_memory memory;
+    range dcm, write_through, ncm, on_chip;
+    bool on = false;           ///< off while the emulation itself runs
+    std::uint64_t pending = 0; ///< cycles priced since the clock last took them
+    /// The core's clock when it last took `pending`, and its block count
+    /// then: what the clock reads now, for the memory controllers' queues.
+    std::uint64_t base = 0, base_blocks = 0;
+    double cycles_per_block = 0;
+
+    TACOMESH_SCC_NOT_PRICED memory_kind kind(std::uintptr_t a) const noexcept {
+        if (dcm.contains(a)) return memory_kind::dcm;
+        if (write_through.contains(a)) return memory_kind::write_through;
+        if (ncm.contains(a)) return memory_kind::ncm;
+        if (on_chip.contains(a)) return memory_kind::on_chip;
+        return memory_kind::private_memory;
+    }
+    TACOMESH_SCC_NOT_PRICED std::uint64_t now() const noexcept {
+        return base + pending + std::uint64_t(double(blocks_run - base_blocks) * cycles_per_block);
+    }
+    TACOMESH_SCC_NOT_PRICED void price(const void* p, std::size_t n, bool store) noexcept {
+        const auto a = reinterpret_cast<std::uintptr_t>(p);
+        const memory_kind k = kind(a);
+        pending += store ? memory.store(a, n, k, now()) : memory.load(a, n, k, now());
+    }
+    /// The cycles priced since the last take, as of the clock `clock`.
+    TACOMESH_SCC_NOT_PRICED std::uint64_t take(std::uint64_t clock) noexcept {
+        const std::uint64_t c = pending;
+        pending = 0;
+        base = clock + c;
+        base_blocks = blocks_run;
+        return c;
+    }
+};
+
+/// The emulated core the calling thread runs, while it prices (else null).
+inline thread_local memory_pricing* priced __attribute__((tls_model("initial-exec"))) = nullptr;
+/// Accesses the calling thread's instrumented code reported, priced or not:
+/// whether the program was built to price them (platform.hpp asks).
+inline thread_local std::uint64_t accesses_seen __attribute__((tls_model("initial-exec"))) = 0;
+
+TACOMESH_SCC_NOT_PRICED inline void access(const void* p, std::size_t n, bool store) noexcept {
+    ++accesses_seen;
+    if (memory_pricing* m = priced; m && m->on) {
+        // The model's own code is compiled as the program's (the header is
+        // the program's): its accesses come back here, and its blocks are
+        // counted (counted_work.hpp), and neither is the core's. Off while
+        // it runs, so the accesses return at once, and the count as it was.
+        const std::uint64_t blocks = blocks_run;
+        m->on = false;
+        m->price(p, n, store);
+        m->on = true;
+        blocks_run = blocks;
+    }
+}
+
+} // namespace tacomesh::scc::emulated::detail
+
+// Weak, not inline, as the block callback (counted_work.hpp says why); and
+// only where this mode is on: in a real AddressSanitizer build the
+// program's own weak definitions would displace the run-time's.
+#ifdef TACOMESH_SCC_PRICED
+#define TACOMESH_SCC_ACCESS(n)                                                                                        \
+    extern "C" TACOMESH_SCC_NOT_PRICED __attribute__((weak)) void __asan_load##n##_noabort(void* p) {                 \
+        tacomesh::scc::emulated::detail::access(p, n, false);                                                         \
+    }                                                                                                                 \
+    extern "C" TACOMESH_SCC_NOT_PRICED __attribute__((weak)) void __asan_store##n##_noabort(void* p) {                \
+        tacomesh::scc::emulated::detail::access(p, n, true);                                                          \
+    }
+TACOMESH_SCC_ACCESS(1)
+TACOMESH_SCC_ACCESS(2)
+TACOMESH_SCC_ACCESS(4)
+TACOMESH_SCC_ACCESS(8)
+TACOMESH_SCC_ACCESS(16)
+#undef TACOMESH_SCC_ACCESS
+// The size as each compiler declares it: g++ has these as built-ins taking
+// a pointer-sized signed integer, clang passes a uintptr_t.
+#if defined(__clang__)
+#define TACOMESH_SCC_ACCESS_SIZE std::size_t
+#else
+#define TACOMESH_SCC_ACCESS_SIZE long
+#endif
+extern "C" TACOMESH_SCC_NOT_PRICED __attribute__((weak)) void __asan_loadN_noabort(void* p,
+                                                                                   TACOMESH_SCC_ACCESS_SIZE n) {
+    tacomesh::scc::emulated::detail::access(p, std::size_t(n), false);
+}
+extern "C" TACOMESH_SCC_NOT_PRICED __attribute__((weak)) void __asan_storeN_noabort(void* p,
+                                                                                    TACOMESH_SCC_ACCESS_SIZE n) {
+    tacomesh::scc::emulated::detail::access(p, std::size_t(n), true);
+}
+#undef TACOMESH_SCC_ACCESS_SIZE
+// The rest of what the compiler calls in this mode belongs to the checks,
+// which have no shadow memory here: nothing to do. Before a function that
+// does not return (throw, abort), and around a unit's dynamic
+// initialisation (g++'s initialisation-order check).
+extern "C" TACOMESH_SCC_NOT_PRICED __attribute__((weak)) void __asan_handle_no_return() {}
+extern "C" TACOMESH_SCC_NOT_PRICED __attribute__((weak)) void __asan_before_dynamic_init(const void*) {}
+extern "C" TACOMESH_SCC_NOT_PRICED __attribute__((weak)) void __asan_after_dynamic_init() {}
+// The compilers say "address sanitizer" in this mode too, so TACO reports
+// its coroutines' stack switches (taco/detail/context/sanitizer_reports.hpp);
+// with no shadow memory and no fake stacks, there is nothing to switch.
+extern "C" TACOMESH_SCC_NOT_PRICED __attribute__((weak)) void __sanitizer_start_switch_fiber(void** fake_stack_save,
+                                                                                           const void*, std::size_t) {
+    if (fake_stack_save) *fake_stack_save = nullptr;
+}
+extern "C" TACOMESH_SCC_NOT_PRICED __attribute__((weak)) void
+__sanitizer_finish_switch_fiber(void*, const void** bottom_old, std::size_t* size_old) {
+    if (bottom_old) *bottom_old = nullptr;
+    if (size_old) *size_old = 0;
+}
+#endif
+
+namespace tacomesh::scc::emulated {
+
+/// Whether the translation unit that asks was compiled to price memory
+/// (tacomesh::scc_counted, outside the sanitizer builds: see its CMake).
+inline constexpr bool pricing_compiled =
+#ifdef TACOMESH_SCC_PRICED
+    true;
+#else
+    false;
+#endif
+
+} // namespace tacomesh::scc::emulated
