@@ -97,13 +97,20 @@ void note(const options& o, const char* fmt, A... a) {
 
 // ---- the experiments ----
 
+/// The chip's prices with cycles_per_block fitted to the round trip in this
+/// build (run() sets it first): every experiment's configuration.
+scc::cost_model costs{};
+scc::config chip(taco::core_id cores, scc::idle_policy idle = scc::idle_policy::poll) {
+    return {.cores = cores, .idle = idle, .costs = costs};
+}
+
 /// The greedy search, compiled here rather than taken from the modularity
 /// library: its code runs on the emulated cores and must be counted
 /// (tacomesh::scc_counted), and only the Broadcast variants are needed.
 template <mesh::map_memory G, mesh::map_memory M>
 modularity::greedy_result greedy_on(const modularity::graph_data& g, taco::core_id cores) {
     modularity::greedy_result r;
-    taco::run(scc::config{.cores = cores}, [&] {
+    taco::run(chip(cores), [&] {
         // The steps' modelled cycles, without building the graph in shared memory.
         r = modularity::greedy_search<G, M, mesh::controllers::broadcast>(g, {.ticks = &scc::cycles});
     });
@@ -127,7 +134,7 @@ std::uint64_t world_trade(const modularity::graph_data& g, modularity::maps_kind
 std::uint64_t rdf_task(rdf::store& s, const std::vector<std::string>& queries, taco::core_id cores,
                        std::uint64_t repeat) {
     std::uint64_t cycles = 0;
-    rdf::with_cluster_on(scc::config{.cores = cores}, s, [&](rdf::rdf_cluster& c) {
+    rdf::with_cluster_on(chip(cores), s, [&](rdf::rdf_cluster& c) {
         // As the paper ran it: a master that hands out queries and n - 1
         // workers (one core: the master answers them all).
         const bool master_works = cores == 1;
@@ -204,18 +211,25 @@ int run(const options& o) {
     const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
     note(o, "emulated cores run as host threads: up to 48 on %u host CPUs (oversubscribed)\n", cpus);
 
+    note(o, "calibration: the price of a counted block from the round trip ...\n");
+    const scc::calibration cal = scc::calibrated();
+    costs = cal.costs;
+    note(o, "  without computation %llu / %llu cycles polling / halting, %.0f / %.0f blocks on the path: "
+            "%.2f cycles per block\n",
+         (unsigned long long)cal.fixed_polling, (unsigned long long)cal.fixed_halting, cal.blocks_polling,
+         cal.blocks_halting, costs.cycles_per_block);
+
     note(o, "round trip ...\n");
-    f.round_trip_poll = scc::round_trip_cycles({.cores = 2, .idle = scc::idle_policy::poll}, rounds);
-    f.round_trip_halt = scc::round_trip_cycles({.cores = 2, .idle = scc::idle_policy::halt}, rounds);
-    f.spread = std::max(f.spread, relative_difference(double(f.round_trip_poll),
-                                                      double(scc::round_trip_cycles({.cores = 2}, rounds))));
+    f.round_trip_poll = scc::round_trip_cycles(chip(2), rounds);
+    f.round_trip_halt = scc::round_trip_cycles(chip(2, scc::idle_policy::halt), rounds);
+    f.spread = std::max(f.spread,
+                        relative_difference(double(f.round_trip_poll), double(scc::round_trip_cycles(chip(2), rounds))));
 
     note(o, "reduce ...\n");
-    for (taco::core_id n : {2u, 4u, 8u, 16u, 32u, 48u})
-        f.reduce_poll[n] = scc::reduce_cycles({.cores = n, .idle = scc::idle_policy::poll}, reduce_rounds);
-    f.reduce48_halt = scc::reduce_cycles({.cores = 48, .idle = scc::idle_policy::halt}, reduce_rounds);
+    for (taco::core_id n : {2u, 4u, 8u, 16u, 32u, 48u}) f.reduce_poll[n] = scc::reduce_cycles(chip(n), reduce_rounds);
+    f.reduce48_halt = scc::reduce_cycles(chip(48, scc::idle_policy::halt), reduce_rounds);
     f.spread = std::max(f.spread, relative_difference(double(f.reduce_poll[48]),
-                                                      double(scc::reduce_cycles({.cores = 48}, reduce_rounds))));
+                                                      double(scc::reduce_cycles(chip(48), reduce_rounds))));
 
     note(o, "world trade ...\n");
     const modularity::graph_data g = modularity::read_graph(o.modularity_data + "/WorldImport1999.el");

@@ -53,7 +53,7 @@ TEST_CASE("SCC memory model: a store that misses allocates no line, and a load a
           "[scc][memory-model]") {
     emu::memory_controllers mcs(prices);
     emu::core_memory m(prices, mcs, 0);
-    CHECK(m.store(4096, 4, memory_kind::dcm, 0) == prices.dcm_write);
+    CHECK(m.store(4096, 4, memory_kind::dcm, 0) == prices.ncm_write); // one word out to memory
     CHECK(m.load(4096, 4, memory_kind::dcm, 1000) == prices.dcm_line_read);
     CHECK(m.store(4096, 4, memory_kind::dcm, 2000) == prices.l1_hit); // now a hit, and modified
     CHECK(m.clean(4096, 4, 3000) == prices.dirty_write_back);

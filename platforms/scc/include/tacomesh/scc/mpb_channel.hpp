@@ -38,6 +38,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include <tacomesh/scc/geometry.hpp>
 #include <tacomesh/scc/hardware.hpp>
@@ -89,6 +90,10 @@ public:
 
     /// Room for a message to `dest`, or nullptr while its slots are all
     /// busy (their messages not yet taken).
+    /// Where try_acquire's callers compose a message: the bytes stand for
+    /// the slot in the receiver's MPB, whose lines publish() writes.
+    std::span<const std::byte> staging() const noexcept { return staging_; }
+
     std::byte* try_acquire(core_index dest) {
         if (sent_[dest] - acked_[dest] >= depth_) {
             if (o_.invalidate) hw_.cl1invmb();

@@ -67,4 +67,44 @@ inline std::uint64_t reduce_cycles(config cfg, int rounds) {
     return per_reduce;
 }
 
+/// The fit of cost_model::cycles_per_block, for the build that runs it.
+struct calibration {
+    cost_model costs;                                ///< `base` with the fitted price per block
+    std::uint64_t fixed_polling = 0, fixed_halting = 0; ///< a round trip without computation: hardware and memory
+    double blocks_polling = 0, blocks_halting = 0;   ///< counted blocks on a round trip's path
+};
+
+/// Fit cycles_per_block to the paper's round trips (cost_model's
+/// paper_round_trip_*), and nothing else: a round trip's cycles without
+/// computation (the hardware's operations and, if priced, the runtime's
+/// loads and stores) and at one cycle per block give the blocks on its
+/// path; the price is what brings each to the paper's figure, the mean of
+/// polling and halting. Every other figure is then a prediction.
+inline calibration calibrated(cost_model base = {}, int rounds = 200) {
+    calibration c;
+    auto trip = [&](idle_policy idle, compute_model m, double per_block) {
+        config cfg{.cores = 2, .idle = idle, .costs = base};
+        cfg.costs.compute = m;
+        cfg.costs.cycles_per_block = per_block;
+        return round_trip_cycles(cfg, rounds);
+    };
+    c.costs = base;
+    if (base.compute != compute_model::counted_blocks) return c; // nothing to fit
+    c.fixed_polling = trip(idle_policy::poll, compute_model::none, 0);
+    c.fixed_halting = trip(idle_policy::halt, compute_model::none, 0);
+    // Blocks from the difference at 1 and 2 cycles per block: what the
+    // priced accesses add through the clock's position cancels.
+    c.blocks_polling = double(trip(idle_policy::poll, compute_model::counted_blocks, 2)) -
+                       double(trip(idle_policy::poll, compute_model::counted_blocks, 1));
+    c.blocks_halting = double(trip(idle_policy::halt, compute_model::counted_blocks, 2)) -
+                       double(trip(idle_policy::halt, compute_model::counted_blocks, 1));
+    auto fit = [](std::uint64_t paper, std::uint64_t fixed, double blocks) {
+        return blocks > 0 && paper > fixed ? double(paper - fixed) / blocks : 0.0;
+    };
+    c.costs.cycles_per_block = (fit(base.paper_round_trip_polling, c.fixed_polling, c.blocks_polling) +
+                                fit(base.paper_round_trip_halting, c.fixed_halting, c.blocks_halting)) /
+                               2;
+    return c;
+}
+
 } // namespace tacomesh::scc::emulated

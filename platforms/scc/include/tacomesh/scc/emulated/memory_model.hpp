@@ -153,9 +153,21 @@ private:
 
 } // namespace detail
 
+/// What a core's priced accesses came to: where the cycles went.
+struct memory_counts {
+    std::uint64_t loads = 0, stores = 0;   ///< lines touched
+    std::uint64_t l1_hits = 0, l2_hits = 0;
+    std::uint64_t dram_reads = 0;          ///< lines read from memory (cached misses, NCM and on-chip words)
+    std::uint64_t dram_writes = 0;         ///< posted writes to memory (store misses, NCM, the WCB's lines)
+    std::uint64_t write_backs = 0;         ///< modified lines written back
+    std::uint64_t queued_cycles = 0;       ///< waited at the memory controllers
+};
+
 /// One core's caches and buses, pricing its loads and stores.
 class core_memory {
 public:
+    const memory_counts& counts() const noexcept { return n_; }
+
     core_memory(const memory_prices& p, memory_controllers& mcs, core_index core)
         : p_(p), mcs_(&mcs), own_controller_(controller_of_core(core, mcs.count())), l1_(l1_bytes), l2_(l2_bytes) {}
 
@@ -204,6 +216,7 @@ public:
     std::uint64_t flush_wcb(std::uint64_t now) {
         if (!wcb_valid_) return 0;
         wcb_valid_ = false;
+        ++n_.dram_writes;
         (void)mcs_->serve(controller_of(wcb_tag_ * line_bytes, memory_kind::write_through), now);
         return posted_write(p_.wt_write, p_.wt_write_gap, now);
     }
@@ -222,16 +235,24 @@ private:
     /// A write the core issues and does not wait for (WGR model): it takes
     /// w cycles, and the next may issue only g after it.
     std::uint64_t posted_write(std::uint64_t w, std::uint64_t g, std::uint64_t now) {
+        // The P54C has two write buffers: a store waits at most for the two
+        // writes before it. (Also bounds what writes priced while the clock
+        // stood still, an emulation's wait, could leave behind.)
+        next_write_ = std::min(next_write_, now + 2 * g);
         const std::uint64_t issue = std::max(now, next_write_);
         next_write_ = issue + g;
         return issue - now + w;
     }
     std::uint64_t dram_read(std::uint64_t tag, memory_kind k, std::uint64_t latency, std::uint64_t now) {
-        return mcs_->serve(controller_of(tag * line_bytes, k), now) + latency;
+        const std::uint64_t wait = mcs_->serve(controller_of(tag * line_bytes, k), now);
+        ++n_.dram_reads;
+        n_.queued_cycles += wait;
+        return wait + latency;
     }
     /// A line leaving L2 modified goes to memory: its write and its slot.
     std::uint64_t write_back(const detail::tag_cache::line& l, std::uint64_t now) {
         if (!l.valid || !l.dirty) return 0;
+        ++n_.write_backs;
         (void)mcs_->serve(controller_of(l.tag * line_bytes, memory_kind::dcm), now);
         return p_.dirty_write_back;
     }
@@ -249,31 +270,35 @@ private:
     }
 
     std::uint64_t load_line(std::uint64_t tag, std::size_t bytes, memory_kind k, std::uint64_t now) {
+        ++n_.loads;
         switch (k) {
         case memory_kind::ncm:
             // Uncached: a bus transaction per 8 bytes (the P54C's data bus).
             return (bytes + 7) / 8 * dram_read(tag, k, p_.ncm_read, now);
-        case memory_kind::on_chip: return (bytes + 7) / 8 * p_.sram_read;
+        case memory_kind::on_chip: n_.dram_reads += (bytes + 7) / 8; return (bytes + 7) / 8 * p_.sram_read;
         case memory_kind::write_through:
-            if (l1_.find(tag)) return p_.l1_hit;
+            if (l1_.find(tag)) return ++n_.l1_hits, p_.l1_hit;
             {
                 const std::uint64_t c = dram_read(tag, k, p_.wt_line_read, now);
                 return c + l1_victim(l1_.fill(tag, true), now + c);
             }
         case memory_kind::private_memory:
         case memory_kind::dcm:
-            if (l1_.find(tag)) return p_.l1_hit;
+            if (l1_.find(tag)) return ++n_.l1_hits, p_.l1_hit;
             std::uint64_t c = p_.l2_hit;
             if (!l2_.find(tag)) c = dram_read(tag, k, p_.dcm_line_read, now) + write_back(l2_.fill(tag, false), now);
+            else ++n_.l2_hits;
             return c + l1_victim(l1_.fill(tag, false), now + c);
         }
         return 0;
     }
     std::uint64_t store_line(std::uint64_t tag, std::size_t bytes, memory_kind k, std::uint64_t now) {
+        ++n_.stores;
         switch (k) {
         case memory_kind::ncm: {
             std::uint64_t c = 0;
             for (std::size_t i = 0; i < (bytes + 7) / 8; ++i) {
+                ++n_.dram_writes;
                 (void)mcs_->serve(controller_of(tag * line_bytes, k), now + c);
                 c += posted_write(p_.ncm_write, p_.ncm_write_gap, now + c);
             }
@@ -298,14 +323,19 @@ private:
         case memory_kind::dcm:
             if (detail::tag_cache::line* l = l1_.find(tag)) {
                 l->dirty = true;
+                ++n_.l1_hits;
                 return p_.l1_hit;
             }
             if (detail::tag_cache::line* l = l2_.find(tag)) { // no allocation in L1 on a store miss
                 l->dirty = true;
+                ++n_.l2_hits;
                 return p_.l2_hit;
             }
-            (void)mcs_->serve(controller_of(tag * line_bytes, k), now); // nor in L2: to memory
-            return posted_write(p_.dcm_write, p_.dcm_write_gap, now);
+            // Nor in L2: the store goes to memory as a single word, as an
+            // uncached one does (Table I's DCM w and g are whole lines).
+            ++n_.dram_writes;
+            (void)mcs_->serve(controller_of(tag * line_bytes, k), now);
+            return posted_write(p_.ncm_write, p_.ncm_write_gap, now);
         }
         return 0;
     }
@@ -335,6 +365,7 @@ private:
     memory_controllers* mcs_;
     std::uint32_t own_controller_;
     detail::tag_cache l1_, l2_;
+    memory_counts n_;
     std::uint64_t next_write_ = 0; ///< the first cycle the next posted write may issue
     std::uint64_t wcb_tag_ = 0;
     bool wcb_valid_ = false;

@@ -85,9 +85,11 @@ private:
     std::string what_;
 };
 
-/// Filled in when a run ends: each core's modelled cycles.
+/// Filled in when a run ends: each core's modelled cycles, and where its
+/// priced loads and stores went (cost_model::price_memory).
 struct run_report {
     std::vector<std::uint64_t> cycles;
+    std::vector<memory_counts> memory;
 };
 
 class platform;
@@ -297,6 +299,7 @@ struct run_state {
     /// accesses share (memory_model.hpp).
     memory_controllers controllers;
     std::vector<std::uint64_t> cycles = std::vector<std::uint64_t>(cfg.cores);
+    std::vector<emulated::memory_counts> memory = std::vector<emulated::memory_counts>(cfg.cores);
 };
 
 } // namespace detail
@@ -306,11 +309,17 @@ class endpoint {
 public:
     endpoint(detail::run_state& s, taco::core_id id)
         : s_(s), hw_(s.chip, id), channels_(hw_), compute_(s.cfg.costs),
-          pricing_{core_memory(s.cfg.costs.memory, s.controllers, id), range_of(s.cached),
-                   range_of(s.write_through), range_of(s.non_cached), range_of(s.on_chip)} {
+          pricing_{core_memory(s.cfg.costs.memory, s.controllers, id),
+                   range_of(s.cached.data(), s.cached.size()),
+                   range_of(s.write_through.data(), s.write_through.size()),
+                   range_of(s.non_cached.data(), s.non_cached.size()),
+                   range_of(s.on_chip.data(), s.on_chip.size()),
+                   range_of(channels_.staging().data(), channels_.staging().size())} {
         pricing_.cycles_per_block =
             s.cfg.costs.compute == compute_model::counted_blocks ? s.cfg.costs.cycles_per_block : 0;
     }
+    /// Where this core's priced loads and stores went so far.
+    const emulated::memory_counts& memory_counts() const noexcept { return pricing_.memory.counts(); }
     /// Price this core's loads and stores from here on (platform::launch,
     /// on the core's thread, when the cost model prices memory).
     void start_pricing() noexcept {
@@ -333,7 +342,7 @@ public:
     }
     std::byte* try_acquire(taco::core_id dest) {
         const bool waiting = in_wait_loop_;
-        const emulating here(*this);
+        emulating here(*this);
         const std::uint64_t t = hw_.cycles();
         std::byte* room = channels_.try_acquire(dest);
         if (!room && waiting) in_wait_loop_ = true; // the wait loop's retry, which goes on waiting
@@ -342,7 +351,10 @@ public:
             if (room) --no_room_count_;
             else ++no_room_count_;
         }
-        if (!room) hw_.idle_since(t); // waiting for the receiver is not work
+        if (!room) {
+            hw_.idle_since(t); // waiting for the receiver is not work
+            here.resume = false; // nor is the loop that retries: unpriced, as after an empty poll
+        }
         return room;
     }
     void publish(taco::core_id dest, std::size_t length) {
@@ -360,11 +372,8 @@ public:
         stop_pricing(); // the emulation's, as the scan below
         count_computed();
         const std::uint64_t rung = s_.doorbell[id()].load(std::memory_order_acquire);
-        if (rung == quiet_at_) {
-            price_again();
-            return 0;
-        }
-        const emulating here(*this, emulating::counted);
+        if (rung == quiet_at_) return 0; // unpriced on: see below
+        emulating here(*this, emulating::counted);
         const std::uint64_t t = hw_.cycles();
         // Halting: a message that comes after this core's clock found it
         // asleep (see hardware::sleeping).
@@ -383,6 +392,14 @@ public:
         if (n == 0) {
             hw_.idle_since(t);
             quiet_at_ = rung; // nothing new up to this ring
+            // What runs next is the wait loop going round (or, rarely, a
+            // task already made ready here): its loads and stores stay
+            // unpriced, as its blocks go uncharged (count_computed). Priced,
+            // they would also move the caches, the write gap and the
+            // controllers' queues by as many rounds as the host happened
+            // to make. The next message handled, hardware operation or
+            // clock reading prices again.
+            here.resume = false;
         }
         return n;
     }
@@ -391,6 +408,7 @@ public:
     // what the host spends here.
     void idle(std::chrono::nanoseconds limit) {
         in_wait_loop_ = true; // only the runtime's wait loop idles (see count_computed)
+        stop_pricing();
         if (s_.cfg.idle == idle_policy::poll) return pause();
         // At most 1000 s of host time per halt: the runtime comes back and
         // checks its timers, and a limit near nanoseconds::max() (a timer at
@@ -407,7 +425,10 @@ public:
     void pause() {
         // Waiting for room: the runtime's wait loop, going round until a
         // receiver frees a slot (see count_computed).
-        if (no_room_count_ > 0) in_wait_loop_ = true;
+        if (no_room_count_ > 0) {
+            in_wait_loop_ = true;
+            stop_pricing();
+        }
         std::this_thread::yield();
         compute_.skip();
     }
@@ -503,9 +524,9 @@ private:
         (void)pricing_.take(hw_.cycles()); // from the clock as it is now
         pricing_.on = pricing();
     }
-    static detail::memory_pricing::range range_of(const detail::host_region& r) noexcept {
-        const auto b = reinterpret_cast<std::uintptr_t>(r.data());
-        return {b, b + r.size()};
+    static detail::memory_pricing::range range_of(const std::byte* p, std::size_t n) noexcept {
+        const auto b = reinterpret_cast<std::uintptr_t>(p);
+        return {b, b + n};
     }
 
     /// Around each operation of the emulated hardware: what the core
@@ -523,8 +544,9 @@ private:
         emulating(endpoint& e, counted_t) : e_(e) { e.stop_pricing(); }
         ~emulating() {
             e_.compute_.skip();
-            e_.price_again();
+            if (resume) e_.price_again();
         }
+        bool resume = true; ///< price the core's accesses again after it
         emulating(const emulating&) = delete;
         emulating& operator=(const emulating&) = delete;
         endpoint& e_;
@@ -576,12 +598,16 @@ public:
             } on_exit;
             entry(ep, arg);
             s.cycles[id] = ep.cycles();
+            s.memory[id] = ep.memory_counts();
         };
         struct report_cycles { // also when a core failed: the report holds what ran
             const config& c;
             detail::run_state& s;
             ~report_cycles() {
-                if (c.report) c.report->cycles = s.cycles;
+                if (c.report) {
+                    c.report->cycles = s.cycles;
+                    c.report->memory = s.memory;
+                }
             }
         } report{c, s};
         taco::detail::run_core_threads(

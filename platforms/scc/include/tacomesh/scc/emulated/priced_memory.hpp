@@ -39,6 +39,10 @@ struct memory_pricing {
     };
     core_memory memory;
     range dcm, write_through, ncm, on_chip;
+    /// Bytes that stand for hardware the emulation prices itself: the
+    /// message a sender composes, which is the receiver's MPB slot on the
+    /// chip (publish() prices its lines).
+    range unpriced;
     bool on = false;           ///< off while the emulation itself runs
     std::uint64_t pending = 0; ///< cycles priced since the clock last took them
     /// The core's clock when it last took `pending`, and its block count
@@ -58,6 +62,7 @@ struct memory_pricing {
     }
     TACOMESH_SCC_NOT_PRICED void price(const void* p, std::size_t n, bool store) noexcept {
         const auto a = reinterpret_cast<std::uintptr_t>(p);
+        if (unpriced.contains(a)) return;
         const memory_kind k = kind(a);
         pending += store ? memory.store(a, n, k, now()) : memory.load(a, n, k, now());
     }
