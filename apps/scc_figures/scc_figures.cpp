@@ -134,7 +134,10 @@ std::uint64_t world_trade(const modularity::graph_data& g, modularity::maps_kind
 std::uint64_t rdf_task(rdf::store& s, const std::vector<std::string>& queries, taco::core_id cores,
                        std::uint64_t repeat) {
     std::uint64_t cycles = 0;
-    rdf::with_cluster_on(chip(cores), s, [&](rdf::rdf_cluster& c) {
+    scc::run_report report;
+    scc::config cfg = chip(cores);
+    cfg.report = &report;
+    rdf::with_cluster_on(cfg, s, [&](rdf::rdf_cluster& c) {
         // As the paper ran it: a master that hands out queries and n - 1
         // workers (one core: the master answers them all).
         const bool master_works = cores == 1;
@@ -143,6 +146,14 @@ std::uint64_t rdf_task(rdf::store& s, const std::vector<std::string>& queries, t
         (void)c.run_workload(queries, repeat, master_works);
         cycles = scc::cycles() - before;
     });
+    if (std::getenv("SCC_FIGURES_MEMORY"))
+        for (std::size_t k = 0; k < report.memory.size() && k < 3; ++k) {
+            const scc::memory_counts& m = report.memory[k];
+            std::fprintf(stderr, "    core %zu: %llu cycles, loads %llu stores %llu, L1 %llu L2 %llu, dram reads %llu writes %llu, write-backs %llu, queued %llu\n",
+                         k, (unsigned long long)report.cycles[k], (unsigned long long)m.loads, (unsigned long long)m.stores,
+                         (unsigned long long)m.l1_hits, (unsigned long long)m.l2_hits, (unsigned long long)m.dram_reads,
+                         (unsigned long long)m.dram_writes, (unsigned long long)m.write_backs, (unsigned long long)m.queued_cycles);
+        }
     return cycles;
 }
 

@@ -353,7 +353,10 @@ public:
         }
         if (!room) {
             hw_.idle_since(t); // waiting for the receiver is not work
-            here.resume = false; // nor is the loop that retries: unpriced, as after an empty poll
+            // Nor is the loop that retries: its loads and stores stay
+            // unpriced up to the next hardware operation (charged, the rounds
+            // the host makes would show in the caches and the write buffers).
+            here.resume = false;
         }
         return room;
     }
@@ -392,13 +395,12 @@ public:
         if (n == 0) {
             hw_.idle_since(t);
             quiet_at_ = rung; // nothing new up to this ring
-            // What runs next is the wait loop going round (or, rarely, a
-            // task already made ready here): its loads and stores stay
-            // unpriced, as its blocks go uncharged (count_computed). Priced,
-            // they would also move the caches, the write gap and the
-            // controllers' queues by as many rounds as the host happened
-            // to make. The next message handled, hardware operation or
-            // clock reading prices again.
+            // What runs next is the runtime's wait loop going round, up to
+            // idle() (or a program's own loop, up to pause(), which prices
+            // again): its loads and stores stay unpriced, as its blocks go
+            // uncharged (count_computed). Priced and then dropped, they
+            // would still book the memory controllers' slots ahead of the
+            // core's clock, by as many rounds as the host happened to make.
             here.resume = false;
         }
         return n;
@@ -408,8 +410,13 @@ public:
     // what the host spends here.
     void idle(std::chrono::nanoseconds limit) {
         in_wait_loop_ = true; // only the runtime's wait loop idles (see count_computed)
+        // Its loads and stores too (see poll).
         stop_pricing();
-        if (s_.cfg.idle == idle_policy::poll) return pause();
+        if (s_.cfg.idle == idle_policy::poll) {
+            std::this_thread::yield();
+            compute_.skip();
+            return;
+        }
         // At most 1000 s of host time per halt: the runtime comes back and
         // checks its timers, and a limit near nanoseconds::max() (a timer at
         // the end of the clock) cannot overflow the cycles-to-host conversion.
@@ -428,6 +435,8 @@ public:
         if (no_room_count_ > 0) {
             in_wait_loop_ = true;
             stop_pricing();
+        } else {
+            price_again(); // taco::poll(): the program's own code goes on
         }
         std::this_thread::yield();
         compute_.skip();
@@ -546,7 +555,7 @@ private:
             e_.compute_.skip();
             if (resume) e_.price_again();
         }
-        bool resume = true; ///< price the core's accesses again after it
+        bool resume = true; ///< price the core's loads and stores again after it
         emulating(const emulating&) = delete;
         emulating& operator=(const emulating&) = delete;
         endpoint& e_;
