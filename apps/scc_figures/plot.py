@@ -34,6 +34,14 @@ def main():
     def cores(d):
         return sorted((int(k), v) for k, v in d.items())
 
+    def finish(p, ax, xlabel, ylabel, title, name, legend_size=None):
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.legend(fontsize=legend_size)
+        p.tight_layout()
+        p.savefig(os.path.join(out, name), dpi=100)
+
     # CCI Figure 2: round trip.
     p, ax = plt.subplots(figsize=(5, 3.5))
     modes = ["polling", "halting"]
@@ -55,12 +63,7 @@ def main():
     ax.plot([48], [14000], "+", ms=10, label="paper, hlt")
     ref = [11000 * math.log2(n) / math.log2(48) for n in xs]
     ax.plot(xs, ref, ":", label="paper's 11000 scaled by log2 N")
-    ax.set_xlabel("cores")
-    ax.set_ylabel("cycles")
-    ax.set_title("CCI Fig. 4: reduce over N cores")
-    ax.legend(fontsize=8)
-    p.tight_layout()
-    p.savefig(os.path.join(out, "cci_fig4_reduce.png"), dpi=100)
+    finish(p, ax, "cores", "cycles", "CCI Fig. 4: reduce over N cores", "cci_fig4_reduce.png", 8)
 
     # MESH Figure 6: world trade.
     p, ax = plt.subplots(figsize=(6, 4))
@@ -69,12 +72,7 @@ def main():
         ax.plot(xs, ys, "o-", label="modelled " + v.upper())
     ax.plot([15], [7], "*", ms=14, label="paper: Mix 7 at 15")
     ax.plot([13.5], [6], "P", ms=10, label="paper: WT 6 at 13-14")
-    ax.set_xlabel("cores")
-    ax.set_ylabel("speed-up vs 1-core DCM")
-    ax.set_title("MESH Fig. 6: world trade, 64 moves, Broadcast")
-    ax.legend(fontsize=8)
-    p.tight_layout()
-    p.savefig(os.path.join(out, "mesh_fig6_world_trade.png"), dpi=100)
+    finish(p, ax, "cores", "speed-up vs 1-core DCM", "MESH Fig. 6: world trade, 64 moves, Broadcast", "mesh_fig6_world_trade.png", 8)
 
     # RDF Figure 1: task-parallel.
     p, ax = plt.subplots(figsize=(5, 3.5))
@@ -82,12 +80,7 @@ def main():
     ax.plot(xs, ys, "o-", label="modelled, LUBM(1)")
     ax.plot(xs, [x - 1 if x > 1 else 1 for x in xs], ":", label="n - 1 workers")
     ax.plot([48], [32.74], "*", ms=14, label="paper: LUBM 32.74 at 48")
-    ax.set_xlabel("cores")
-    ax.set_ylabel("speed-up vs 1 core")
-    ax.set_title("RDF Fig. 1: task-parallel queries")
-    ax.legend(fontsize=8)
-    p.tight_layout()
-    p.savefig(os.path.join(out, "rdf_fig1_task_parallel.png"), dpi=100)
+    finish(p, ax, "cores", "speed-up vs 1 core", "RDF Fig. 1: task-parallel queries", "rdf_fig1_task_parallel.png", 8)
 
 
 if __name__ == "__main__":
