@@ -289,6 +289,39 @@ TEST_CASE("SCC priced: an uncached load costs a DRAM read each time, a cached on
 }
 
 namespace {
+/// Reads `lines` uncached lines on the calling core; their sum.
+std::uint32_t read_uncached(std::size_t lines) {
+    const std::span<std::byte> r = scc::detail::this_core->region(taco::memory_mode::non_cached);
+    std::uint32_t sum = 0;
+    for (std::size_t i = 0; i < lines; ++i) sum += *reinterpret_cast<const volatile std::uint32_t*>(r.data() + i * 32);
+    return sum;
+}
+} // namespace
+
+TEST_CASE("SCC priced: a remote method's loads are the callee's work: the caller waits for them",
+          "[scc][counted][priced]") {
+    const std::size_t lines = 256;
+    std::uint64_t empty = 0, reading = 0;
+    taco::run(scc::config{.cores = 2}, [&] {
+        (void)taco::sync(1, &read_uncached, std::size_t(0));
+        std::uint64_t t = scc::cycles();
+        (void)taco::sync(1, &read_uncached, std::size_t(0));
+        empty = scc::cycles() - t;
+        t = scc::cycles();
+        // Fire and forget, then a call that waits behind it on core 1: the
+        // reads' cycles were core 1's before it answered (a method that
+        // sends nothing after its work counts it all the same).
+        taco::async(1, taco::m2f(&read_uncached, lines));
+        (void)taco::sync(1, &read_uncached, std::size_t(0));
+        reading = scc::cycles() - t;
+    });
+    INFO("a call reading nothing: " << empty << " cycles; reading " << lines << " uncached lines: " << reading);
+    // Each line an uncached read (131) and the loop's few blocks.
+    CHECK(reading - empty >= lines * scc::memory_prices{}.ncm_read);
+    CHECK(reading - empty < lines * (scc::memory_prices{}.ncm_read + 40));
+}
+
+namespace {
 
 /// Each of `cores` cores reads its own uncached lines, interleaved over the
 /// controllers, as in the MESH paper's Figure 4; the mean cycles per read.

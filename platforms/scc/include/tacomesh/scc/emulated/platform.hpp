@@ -388,6 +388,7 @@ public:
             price_again();
             handle(m); // the invocation: the core's work
             hw_.elapse(compute_.take());
+            hw_.elapse(pricing_.take(hw_.cycles())); // and its loads and stores
             stop_pricing();
             hw_.sleeping(halting); // scanning on: a line still to come would find it asleep
         });
