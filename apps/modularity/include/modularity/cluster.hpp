@@ -140,7 +140,7 @@ cluster_result cluster_on_cores(const graph_data& g, const cluster_options& o);
 
 /// As cluster_graph, on the platform `cfg` names, with its cores
 /// (o.cores and o.platform are not read): the same algorithms and variants
-/// on any platform, e.g. the emulated SCC (apps/bench/bench_scc_apps.cpp).
+/// on any platform, e.g. the emulated SCC (apps/scc_figures runs the greedy search there).
 template <class Config>
 cluster_result cluster_graph_on(const Config& cfg, const graph_data& g, const cluster_options& o) {
     // The readers refuse such graphs naming the file; a graph_data built by
