@@ -28,14 +28,12 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <functional>
+#include <exception>
 #include <string>
 #include <thread>
-#include <vector>
 
-#include <mesh/mesh.hpp>
 #include <taco/taco.hpp>
-#include <tacomesh/scc/emulated/platform.hpp>
+#include <tacomesh/scc/emulated/experiments.hpp>
 
 namespace scc = tacomesh::scc::emulated;
 
@@ -58,63 +56,30 @@ void label(benchmark::State& state, taco::core_id cores) {
                        std::to_string(std::thread::hardware_concurrency()) + " CPUs");
 }
 
-std::uint32_t whoami() { return taco::this_core(); }
-
-/// Modelled cycles per sync call to the neighbouring core.
-std::uint64_t cycles_per_call(const scc::config& c) {
-    const int rounds = smoke ? 20 : 1000;
-    std::uint64_t per_call = 0;
-    taco::run(c, [&] {
-        (void)taco::sync(1, &whoami); // the channels' lines in place
-        const std::uint64_t before = scc::cycles();
-        for (int i = 0; i < rounds; ++i) (void)taco::sync(1, &whoami);
-        per_call = (scc::cycles() - before) / std::uint64_t(rounds);
-    });
-    return per_call;
-}
-
 void round_trip(benchmark::State& state, scc::idle_policy idle, bool compute) {
     label(state, 2);
-    const double paper = idle == scc::idle_policy::poll ? 2000 : 3000;
+    const bool poll = idle == scc::idle_policy::poll;
     std::uint64_t per_call = 0;
-    for (auto _ : state) per_call = cycles_per_call(chip(2, idle, compute));
+    for (auto _ : state) per_call = scc::round_trip_cycles(chip(2, idle, compute), smoke ? 20 : 1000);
     state.counters["modelled_cycles"] = double(per_call);
-    state.counters["paper_cycles"] = paper;
-    if (compute) {
-        const double hardware = double(cycles_per_call(chip(2, idle, false)));
-        const double blocks = (double(per_call) - hardware) / scc::cost_model{}.cycles_per_block;
-        state.counters["blocks_per_round_trip"] = blocks;
-        if (blocks > 0) state.counters["fitted_cycles_per_block"] = (paper - hardware) / blocks;
+    state.counters["paper_cycles"] = double(poll ? scc::cost_model{}.paper_round_trip_polling
+                                                 : scc::cost_model{}.paper_round_trip_halting);
+    if (compute) { // the calibration's own figures (experiments.hpp)
+        const scc::calibration cal = scc::calibrated({}, smoke ? 20 : 200);
+        state.counters["blocks_per_round_trip"] = poll ? cal.blocks_polling : cal.blocks_halting;
+        state.counters["fitted_cycles_per_block"] = cal.costs.cycles_per_block;
     }
 }
 
-struct member {
-    long value() const { return long(taco::this_core()) + 1; }
-};
-
 void reduce(benchmark::State& state, scc::idle_policy idle, bool compute, taco::core_id cores) {
     label(state, cores);
-    const int rounds = smoke ? 5 : 100;
     std::uint64_t per_reduce = 0;
-    long wrong = 0;
-    for (auto _ : state)
-        taco::run(chip(cores, idle, compute), [&] {
-            std::vector<taco::global_ptr<member>> members;
-            for (taco::core_id c = 0; c < cores; ++c) members.push_back(taco::new_on<member>(c).get());
-            auto g = taco::make_group(std::span<const taco::global_ptr<member>>(members));
-            auto once = [&] {
-                taco::future<long> sum;
-                taco::reduce(g, taco::m2f(&member::value), std::plus<long>{}, sum);
-                wrong += sum.get() != long(cores) * long(cores + 1) / 2;
-            };
-            once(); // every channel on the tree used once
-            const std::uint64_t before = scc::cycles();
-            for (int i = 0; i < rounds; ++i) once();
-            per_reduce = (scc::cycles() - before) / std::uint64_t(rounds);
-            taco::destroy_group(g);
-            for (auto m : members) taco::delete_on(m);
-        });
-    if (wrong) state.SkipWithError("a reduce gave the wrong sum");
+    try {
+        for (auto _ : state) per_reduce = scc::reduce_cycles(chip(cores, idle, compute), smoke ? 5 : 100);
+    } catch (const std::exception& e) {
+        state.SkipWithError(e.what());
+        return;
+    }
     state.counters["modelled_cycles"] = double(per_reduce);
     if (cores == 48) state.counters["paper_cycles"] = idle == scc::idle_policy::poll ? 11000 : 14000;
 }

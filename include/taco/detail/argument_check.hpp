@@ -60,7 +60,8 @@ template <class A>
 constexpr decltype(auto) travelling(A&& a) {
     if constexpr (is_text_pointer_v<A>) {
         const char* text = a;
-        if (!text) throw usage_error("taco: a null char pointer as an invocation argument (text travels as a std::string)");
+        if (!text)
+            throw usage_error("taco: a null char pointer as an invocation argument (text travels as a std::string)");
         return std::string(text);
     } else {
         return std::forward<A>(a);

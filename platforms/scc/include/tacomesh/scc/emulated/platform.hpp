@@ -324,7 +324,7 @@ public:
     /// on the core's thread, when the cost model prices memory).
     void start_pricing() noexcept {
         detail::priced = &pricing_;
-        pricing_.take(hw_.cycles());
+        pricing_.restart(hw_.cycles());
         pricing_.on = true;
     }
 
@@ -519,7 +519,7 @@ private:
     void count_computed() noexcept {
         if (in_wait_loop_) {
             compute_.skip();
-            (void)pricing_.take(hw_.cycles()); // the loop's loads and stores with it
+            pricing_.restart(hw_.cycles()); // the loop's loads and stores with it
             in_wait_loop_ = false;
         } else {
             hw_.elapse(compute_.take());
@@ -531,7 +531,7 @@ private:
     /// priced from here to price_again().
     void stop_pricing() noexcept { pricing_.on = false; }
     void price_again() noexcept {
-        (void)pricing_.take(hw_.cycles()); // from the clock as it is now
+        pricing_.restart(hw_.cycles()); // from the clock as it is now
         pricing_.on = pricing();
     }
     static detail::memory_pricing::range range_of(const std::byte* p, std::size_t n) noexcept {

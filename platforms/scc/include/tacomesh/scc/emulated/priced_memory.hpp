@@ -66,13 +66,19 @@ struct memory_pricing {
         const memory_kind k = kind(a);
         pending += store ? memory.store(a, n, k, now()) : memory.load(a, n, k, now());
     }
-    /// The cycles priced since the last take, as of the clock `clock`.
+    /// The cycles priced since the last take, which the clock (now at
+    /// `clock`) is about to add: it then reads clock + them.
     TACOMESH_SCC_NOT_PRICED std::uint64_t take(std::uint64_t clock) noexcept {
         const std::uint64_t c = pending;
-        pending = 0;
-        base = clock + c;
-        base_blocks = blocks_run;
+        restart(clock + c);
         return c;
+    }
+    /// Drop what was priced since the last take (the emulation's wait), from
+    /// the clock `clock` on.
+    TACOMESH_SCC_NOT_PRICED void restart(std::uint64_t clock) noexcept {
+        pending = 0;
+        base = clock;
+        base_blocks = blocks_run;
     }
 };
 
