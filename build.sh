@@ -69,8 +69,11 @@ not_in_plain_runs='bench-smoke|slow'
 # clang compiles each header inside the tests it builds, while the negative
 # tests run with both compilers, whose diagnostics they match. The TSan run
 # leaves out the CLIs' option and input sweeps (label cli): one thread
-# parses them, ASan checks that code, and the apps' parallel paths have
-# tests of their own, which TSan runs.
+# parses them, and ASan checks that code. Its tree does not even build what
+# it leaves out, nor the apps' code that runs on no thread of its own: the
+# modularity app, and of the RDF app all but the loader, which parses on
+# threads (their parallel paths are TACO's and MESH's, whose suites run
+# there; the top-level CMakeLists.txt says which).
 # The TACO suites again on the emulated SCC ("on scc:") and on MPI ranks
 # ("mpi:") are not even built there (their CMakeLists return under
 # TACOMESH_SANITIZE): the suites ran under the sanitizer on POSIX, 16-48

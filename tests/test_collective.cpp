@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <taco/topology.hpp>
 #include <test_support.hpp>
 
 namespace {
@@ -161,6 +162,21 @@ TEST_CASE("collectives: one member per core on 64 cores (48 on the SCC), oversub
     });
     REQUIRE(sums.size() == std::size(all_shapes));
     for (long s : sums) REQUIRE(s == long(n) * (n - 1) / 2);
+}
+
+TEST_CASE("collectives: a tree node sends to its largest subtree first, and slots stay in rank order",
+          "[collective]") {
+    using taco::detail::largest_first, taco::detail::subtree_sizes, taco::detail::tree_layout;
+    const auto binomial = tree_layout(48, taco::topology::binomial());
+    const auto sizes = subtree_sizes(binomial);
+    REQUIRE(sizes[0] == 48);
+    REQUIRE(binomial[0] == std::vector<std::uint32_t>{1, 2, 4, 8, 16, 32});
+    // Subtrees of 1, 2, 4, 8, 16 and 16 members: the last two first, in rank order.
+    CHECK(largest_first(binomial[0], sizes) == std::vector<std::uint32_t>{4, 5, 3, 2, 1, 0});
+    CHECK(largest_first(binomial[32], sizes) == std::vector<std::uint32_t>{3, 2, 1, 0});
+    // A heap-shaped k-ary tree's children come largest first already.
+    const auto kary = tree_layout(48, taco::topology::kary(3));
+    CHECK(largest_first(kary[0], subtree_sizes(kary)) == std::vector<std::uint32_t>{0, 1, 2});
 }
 
 TEST_CASE("collectives: many concurrent reductions on one group do not mix", "[collective]") {

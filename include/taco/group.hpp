@@ -33,9 +33,20 @@ struct group_node {
     T* member;
     std::uint32_t rank;
     std::uint32_t size;
-    std::vector<global_ptr<group_node>> children; // in increasing rank order
+    /// A child and the helper slot its subtree's result takes: slots go in
+    /// rank order (slot 1 for the lowest-ranked child), so a reduction
+    /// merges in rank order whatever the order of sending.
+    struct child {
+        global_ptr<group_node> node;
+        std::uint32_t slot;
+    };
+    /// In sending order, the largest subtree first: its propagation takes
+    /// longest, so it starts first, and the smaller subtrees finish in its
+    /// shadow (a binomial tree sent smallest first puts all of the root's
+    /// sends ahead of its deepest path).
+    std::vector<child> children;
 
-    void add_child(global_ptr<group_node> c) { children.push_back(c); }
+    void add_child(global_ptr<group_node> c, std::uint32_t slot) { children.push_back({c, slot}); }
     void ready() const {}
 };
 
@@ -66,7 +77,7 @@ void destroy_subtree(global_ptr<group_node<T>> node) {
     if (core_local<node_registry<T>>().live.erase(node.get()) == 0)
         throw usage_error("taco::destroy_group: the group was destroyed already (a second destroy_group, or one "
                           "through a copy of its handle)");
-    for (auto c : node->children) async(c.core(), &destroy_subtree<T>, c);
+    for (const auto& c : node->children) async(c.node.core(), &destroy_subtree<T>, c.node);
 #if TACO_DEBUG_CHECKS
     // Quarantined as delete_on's objects are: the address is not reused for
     // a while, so a collective on the destroyed group is refused on arrival
@@ -119,6 +130,7 @@ group<T> make_group(std::span<const global_ptr<T>> members, topology shape = top
                                             std::to_string(seen[i].second) + "; members must be distinct");
     }
     const auto layout = detail::tree_layout(n, shape);
+    const std::vector<std::uint32_t> sizes = detail::subtree_sizes(layout);
     using node = detail::group_node<T>;
     std::vector<future<global_ptr<node>>> created(n);
     for (std::uint32_t r = 0; r < n; ++r)
@@ -127,7 +139,8 @@ group<T> make_group(std::span<const global_ptr<T>> members, topology shape = top
     for (std::uint32_t r = 0; r < n; ++r) nodes[r] = created[r].get();
     std::vector<future<void>> ready(n);
     for (std::uint32_t r = 0; r < n; ++r) {
-        for (std::uint32_t c : layout[r]) async(nodes[r], &node::add_child, nodes[c]);
+        for (std::uint32_t i : detail::largest_first(layout[r], sizes))
+            async(nodes[r], &node::add_child, nodes[layout[r][i]], i + 1);
         async(nodes[r], m2f(&node::ready), ready[r]); // in order after the add_child calls
     }
     for (auto& f : ready) f.get();

@@ -5,6 +5,7 @@
 // pre-order, so every subtree holds a contiguous range of ranks: merging a
 // node's own value and then its children's subtrees in order combines all
 // values in rank order, whatever the arity.
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -66,6 +67,26 @@ inline std::vector<std::vector<std::uint32_t>> tree_layout(std::uint32_t n, topo
     }
     }
     return children;
+}
+
+/// Each rank's subtree size (children have higher ranks than their parent).
+inline std::vector<std::uint32_t> subtree_sizes(const std::vector<std::vector<std::uint32_t>>& children) {
+    std::vector<std::uint32_t> sizes(children.size(), 1);
+    for (std::size_t r = children.size(); r-- > 0;)
+        for (std::uint32_t c : children[r]) sizes[r] += sizes[c];
+    return sizes;
+}
+
+/// The positions of `kids` (children in rank order) in sending order: the
+/// largest subtree first, equal ones in rank order. A binomial node's
+/// children come smallest first, a k-ary node's largest first.
+inline std::vector<std::uint32_t> largest_first(const std::vector<std::uint32_t>& kids,
+                                                const std::vector<std::uint32_t>& sizes) {
+    std::vector<std::uint32_t> order(kids.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return sizes[kids[a]] > sizes[kids[b]]; });
+    return order;
 }
 
 } // namespace detail

@@ -103,15 +103,17 @@ TEST_CASE("Data- and task-parallel: LIMIT stops a cross product, and the budget 
     const std::string product = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }";
     rdf::with_cluster(lubm_inferred(), {2, rdf::execution_mode::threads}, [&](rdf::rdf_cluster& c) {
         c.min_split_rows(0); // split every query: the workers' side is the one under test
-        c.limits({.max_rows = 100000});
+        c.limits({.max_rows = 10000});
         const rdf::parallel_answer a = c.run_split(product + " LIMIT 3");
         CHECK(a.split);
         CHECK(a.answer.rows.rows() == 3);
-        CHECK(c.run_split("SELECT DISTINCT ?a WHERE { ?a ?b ?c . ?d ?e ?f } LIMIT 3").answer.rows.rows() == 3);
+        // (Distinct in the inner pattern's subject: the outer one's changes
+        // once in 185,447 rows, twenty seconds under the sanitizers.)
+        CHECK(c.run_split("SELECT DISTINCT ?d WHERE { ?a ?b ?c . ?d ?e ?f } LIMIT 3").answer.rows.rows() == 3);
         // (A matcher is made per check: Catch's && keeps its parts by reference.)
 #define REFUSAL                                                                                                      \
     Catch::Contains("query refused: pattern ") && Catch::Contains(" shares no variable with pattern") &&           \
-        Catch::Contains("(--max-intermediate-rows 100000)")
+        Catch::Contains("(--max-intermediate-rows 10000)")
         CHECK_THROWS_AS(c.run_split(product), rdf::result_too_large);
         CHECK_THROWS_WITH(c.run_split(product), REFUSAL);
         CHECK_THROWS_WITH(c.run_workload({product}, 2), REFUSAL);

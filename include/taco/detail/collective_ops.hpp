@@ -232,7 +232,7 @@ struct collective_ops {
     static void at_each(node& n, Call call, How how = {}) {
         if (auto e = deleted_target_error(&n)) [[unlikely]]
             return no_continuation{}.fail(*e);
-        for (auto c : n.children) async(c, &collective_ops::at_each<Call, How>, call, how);
+        for (const auto& c : n.children) async(c.node, &collective_ops::at_each<Call, How>, call, how);
         how([call, member = n.member]() mutable {
             apply_captured<T, true>(call, member, [](unit) {}, [](const error_info& e) { no_continuation{}.fail(e); });
         });
@@ -259,9 +259,9 @@ struct collective_ops {
         using helper = reduce_helper<R, Comb, Sink>;
         helper* h = helper_pool<helper>::acquire();
         h->init(std::uint32_t(n.children.size() + 1), comb, sink);
-        for (std::uint32_t i = 0; i < n.children.size(); ++i)
-            async(n.children[i], &collective_ops::reduce<Call, Comb, helper_link<R>, Discard, How>, call, comb,
-                  h->link(i + 1), how);
+        for (const auto& c : n.children)
+            async(c.node, &collective_ops::reduce<Call, Comb, helper_link<R>, Discard, How>, call, comb,
+                  h->link(c.slot), how);
         how([call, h, member = n.member]() mutable {
             apply_captured<T, Discard>(
                 call, member,
@@ -281,7 +281,7 @@ struct collective_ops {
     static void gather(node& n, Call call, Sink sink) {
         if (auto e = deleted_target_error(&n)) [[unlikely]]
             return sink.fail_at(0, *e);
-        for (auto c : n.children) async(c, &collective_ops::gather<Call, Sink>, call, sink);
+        for (const auto& c : n.children) async(c.node, &collective_ops::gather<Call, Sink>, call, sink);
         apply_captured<T>(
             call, n.member, [&](auto&& v) { sink.deliver_at(n.rank, std::move(v)); },
             [&](const error_info& e) { sink.fail_at(n.rank, e); });
