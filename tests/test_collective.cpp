@@ -177,6 +177,17 @@ TEST_CASE("collectives: a tree node sends to its largest subtree first, and slot
     // A heap-shaped k-ary tree's children come largest first already.
     const auto kary = tree_layout(48, taco::topology::kary(3));
     CHECK(largest_first(kary[0], subtree_sizes(kary)) == std::vector<std::uint32_t>{0, 1, 2});
+    // And make_group lays the tree so: the root (rank 0, on this core)
+    // holds its children in that order, each with its rank-order slot.
+    std::vector<std::uint32_t> root_slots;
+    test::run(test::on_cores(4), [&] {
+        const auto members = make_members(48);
+        auto g = taco::make_group(members, taco::topology::binomial());
+        for (const auto& c : g.root.get()->children) root_slots.push_back(c.slot);
+        taco::destroy_group(g);
+        destroy(members);
+    });
+    CHECK(root_slots == std::vector<std::uint32_t>{5, 6, 4, 3, 2, 1});
 }
 
 TEST_CASE("collectives: many concurrent reductions on one group do not mix", "[collective]") {

@@ -7,6 +7,7 @@
 // values in rank order, whatever the arity.
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -83,7 +84,7 @@ inline std::vector<std::uint32_t> subtree_sizes(const std::vector<std::vector<st
 inline std::vector<std::uint32_t> largest_first(const std::vector<std::uint32_t>& kids,
                                                 const std::vector<std::uint32_t>& sizes) {
     std::vector<std::uint32_t> order(kids.size());
-    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return sizes[kids[a]] > sizes[kids[b]]; });
     return order;
