@@ -18,6 +18,7 @@
 #                                 RDF store file reader under libFuzzer (clang), over the kept corpora
 #                                 (the seconds are shared)
 #   ./build.sh consumer           use the installed package and add_subdirectory from a tiny project
+#   ./build.sh packages [rest]    install ahead what the tests need (or what the other commands add)
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$PWD
@@ -29,13 +30,19 @@ need_packages() {
   [ ${#missing[@]} -eq 0 ] && return 0
   echo "installing: ${missing[*]}"
   local sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  # The package lists once an hour is enough (CI installs in three steps).
+  find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -mmin -60 2>/dev/null | grep -q . ||
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 # g++-multilib: the SCC real-chip build (32-bit, freestanding; CTest scc.chip_build).
 # iproute2: the two-host MPI test over network namespaces (platforms/mpi/tests/netns_multihost.sh).
 base_packages=(g++ g++-multilib cmake ninja-build catch2 libbenchmark-dev libboost-dev libboost-context-dev zlib1g-dev
                libserd-dev libraptor2-dev liburiparser-dev libmetis-dev libopenmpi-dev openmpi-bin iproute2 python3)
+# clang: the ASan and fuzzing trees. valgrind, igraph, matplotlib, venv: the
+# benchmark smoke run's instruction counts, peer, plots and PyPI peers.
+clang_packages=(clang libclang-rt-14-dev)
+bench_packages=(valgrind python3-igraph python3-matplotlib python3-venv)
 
 configure() { # dir, extra cmake args...
   local dir=$1; shift
@@ -129,7 +136,7 @@ case "$cmd" in
     ninja -C build -j "$jobs"
     (cd build && timeout --foreground 1200 ctest --output-on-failure -L slow --timeout 600) ;;
   asan)
-    need_packages "${base_packages[@]}" clang libclang-rt-14-dev
+    need_packages "${base_packages[@]}" "${clang_packages[@]}"
     CXX=clang++ configure build-asan -DTACOMESH_SANITIZE=address -DTACOMESH_BUILD_BENCH=OFF \
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(sanitizer_flags clang++)"
     # Sizes shrink (sanitizers are 5-20x slower).
@@ -148,7 +155,7 @@ case "$cmd" in
     CXX=clang++ configure build-clang -DTACOMESH_BUILD_BENCH=OFF
     run_tests build-clang -LE "$not_in_plain_runs" ;;
   bench-smoke)
-    need_packages "${base_packages[@]}" openmpi-bin libopenmpi-dev valgrind python3 python3-igraph python3-matplotlib python3-venv
+    need_packages "${base_packages[@]}" "${bench_packages[@]}"
     # The tests' tree (RelWithDebInfo, tests and benchmarks on): one build for
     # both. Each benchmark's smoke test is labelled bench-smoke; a skipped one
     # (no valgrind, mpirun, igraph, PyPI...) says what it lacked: listed after.
@@ -158,7 +165,7 @@ case "$cmd" in
       awk '/^[0-9]+\/[0-9]+ Test: /{ sub(/^[0-9]+\/[0-9]+ Test: /, ""); t = $0 }
            /^SKIPPED: /{ print "skipped: " t " (" substr($0, 10) ")" }' Testing/Temporary/LastTest.log && exit $rc) ;;
   fuzz)
-    need_packages "${base_packages[@]}" clang libclang-rt-14-dev
+    need_packages "${base_packages[@]}" "${clang_packages[@]}"
     CXX=clang++ configure build-fuzz -DTACOMESH_FUZZ=ON -DTACOMESH_BUILD_TESTS=OFF -DTACOMESH_BUILD_BENCH=OFF
     ninja -C build-fuzz -j "$jobs" fuzz_readers fuzz_sparql fuzz_ntriples fuzz_store
     # New finds go to a scratch directory; the kept corpora are read only.
@@ -168,18 +175,29 @@ case "$cmd" in
     targets=(apps/modularity/fuzz_readers:apps/modularity/fuzz/corpus
              apps/rdf/fuzz_sparql:apps/rdf/fuzz/corpus_sparql apps/rdf/fuzz_ntriples:apps/rdf/fuzz/corpus_ntriples
              apps/rdf/fuzz_store:apps/rdf/fuzz/corpus_store)
-    # The seconds split evenly, the remainder to the first targets, so the
-    # step takes what it is given however many targets there are (each at
-    # least 10 s, as before: a small budget still takes each past its corpus).
+    # One fuzzer per CPU at a time (libFuzzer runs one process), and the
+    # seconds are the step's: each target gets seconds x CPUs / targets (at
+    # least 10 s: a small budget still takes each past its corpus). Each
+    # one's report is printed when its batch ends, in order.
     n=${#targets[@]}
-    for i in "${!targets[@]}"; do
-      target=${targets[$i]}
-      t=$((secs / n + (i < secs % n ? 1 : 0)))
-      found=$(mktemp -d)
-      ./build-fuzz/"${target%%:*}" "$found" "${target#*:}" \
-        -max_total_time="$((t > 10 ? t : 10))" -max_len=4096 -timeout=10 -print_final_stats=1 -artifact_prefix="$found/"
-      rm -rf "$found"
-    done ;;
+    t=$((secs * jobs / n)); [ $t -ge 10 ] || t=10
+    out=$(mktemp -d); rc=0
+    for ((first = 0; first < n; first += jobs)); do
+      pids=()
+      for ((i = first; i < n && i < first + jobs; i++)); do
+        target=${targets[$i]}; mkdir "$out/$i"
+        ./build-fuzz/"${target%%:*}" "$out/$i" "${target#*:}" -max_total_time="$t" -max_len=4096 -timeout=10 \
+          -print_final_stats=1 -artifact_prefix="$out/$i/" > "$out/$i.log" 2>&1 &
+        pids+=($!)
+      done
+      for ((i = first; i < first + ${#pids[@]}; i++)); do
+        status=0; wait "${pids[$((i - first))]}" || status=$?
+        echo "== ${targets[$i]%%:*}: exit $status"; cat "$out/$i.log"
+        [ $status -eq 0 ] || rc=1
+      done
+    done
+    [ $rc -eq 0 ] && rm -rf "$out" || echo "fuzz: the failing inputs are kept under $out (crash-*, timeout-*, oom-*)" >&2
+    exit $rc ;;
   consumer)
     need_packages "${base_packages[@]}"
     rm -rf build-consumer && mkdir -p build-consumer
@@ -196,5 +214,11 @@ case "$cmd" in
     ninja -C build-consumer/installed && ./build-consumer/installed/consumer
     cmake -S tests/consumer -B build-consumer/subdir -G Ninja -DTACOMESH_SOURCE_DIR="$root" >/dev/null
     ninja -C build-consumer/subdir && ./build-consumer/subdir/consumer ;;
-  *) echo "usage: $0 demo|framework-demo|test|slow|asan|tsan|clang|bench-smoke|fuzz|consumer" >&2; exit 2 ;;
+  packages) # what the other commands install as they need it, ahead: the tests' (no argument) or the rest's
+    case ${1:-} in
+      "") need_packages "${base_packages[@]}" ;;
+      rest) need_packages "${base_packages[@]}" "${clang_packages[@]}" "${bench_packages[@]}" ;;
+      *) echo "usage: $0 packages [rest]" >&2; exit 2 ;;
+    esac ;;
+  *) echo "usage: $0 packages|demo|framework-demo|test|slow|asan|tsan|clang|bench-smoke|fuzz|consumer" >&2; exit 2 ;;
 esac

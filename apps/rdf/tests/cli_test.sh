@@ -17,9 +17,15 @@ answer() { awk -v q="$1" '$1 == q { print $2; found = 1 } END { exit !found }' "
 out=$("$cli" query --data "$data/lubm1-inferred.nt.gz" "$data/queries/q06.rq" --count 2>/dev/null)
 expect "q06 --count" "$out" "$(answer q06.rq)"
 
+# The sanitizer trees (TACOMESH_SANITIZED set) run the paths, not every query
+# over them again: three of the queries, and no inference at load (a fifth of
+# the script each, 7 s under ASan; rdf_tests infers there).
+sanitized=${TACOMESH_SANITIZED:-}
+queries=$(seq 1 14); [ -z "$sanitized" ] || queries="1 9 14"
+
 # A store file, then every query from it: single core and data-parallel on processes.
 "$cli" load --data "$data/lubm1-inferred.nt.gz" --output "$tmp/lubm.store" --quiet || fail "load"
-for i in $(seq 1 14); do
+for i in $queries; do
   q=$(printf "q%02d.rq" "$i")
   expect "q$i from the store" "$("$cli" query --data "$tmp/lubm.store" "$data/queries/$q" --count --quiet)" "$(answer "$q")"
 done
@@ -50,9 +56,11 @@ grep -q "second.rq: line 2, column 12: OPTIONAL" "$tmp/err" || fail "bench names
 grep -q "q01.rq" "$tmp/err" && fail "bench blames the good query: $(cat "$tmp/err")"
 
 # Inference at load: raw data + the ontology answer as the inferred file does.
-"$cli" load --data "$data/lubm1-raw.nt.gz" --infer "$data/univ-bench.owl" --output "$tmp/raw.store" 2>"$tmp/err" || fail "load --infer"
-grep -q "inference: [0-9]* triples added" "$tmp/err" || fail "load --infer reports the triples added: $(cat "$tmp/err")"
-expect "q12 after inference" "$("$cli" query --data "$tmp/raw.store" "$data/queries/q12.rq" --count --quiet)" "$(answer q12.rq)"
+if [ -z "$sanitized" ]; then
+  "$cli" load --data "$data/lubm1-raw.nt.gz" --infer "$data/univ-bench.owl" --output "$tmp/raw.store" 2>"$tmp/err" || fail "load --infer"
+  grep -q "inference: [0-9]* triples added" "$tmp/err" || fail "load --infer reports the triples added: $(cat "$tmp/err")"
+  expect "q12 after inference" "$("$cli" query --data "$tmp/raw.store" "$data/queries/q12.rq" --count --quiet)" "$(answer q12.rq)"
+fi
 
 # TSV and JSON output.
 "$cli" query --data "$tmp/lubm.store" "$data/queries/q01.rq" --quiet > "$tmp/q1.tsv"
