@@ -61,6 +61,7 @@
 #include <tacomesh/scc/emulated/counted_work.hpp>
 #include <tacomesh/scc/emulated/hardware.hpp>
 #include <tacomesh/scc/emulated/priced_memory.hpp>
+#include <tacomesh/scc/emulated/time_order.hpp>
 #include <tacomesh/scc/mpb_channel.hpp>
 
 namespace tacomesh::scc::emulated {
@@ -90,6 +91,11 @@ private:
 struct run_report {
     std::vector<std::uint64_t> cycles;
     std::vector<memory_counts> memory;
+    /// core_order::modelled: operations that waited for their turn, and
+    /// those that waited config.order_patience and went ahead out of order
+    /// (a wait outside the runtime's wait loop: the cycles may then depend
+    /// on the host).
+    std::uint64_t order_waits = 0, order_timeouts = 0;
 };
 
 class platform;
@@ -104,6 +110,11 @@ struct config {
     std::size_t non_cached_bytes = std::size_t(16) << 20;    ///< NCM
     std::size_t private_bytes = std::size_t(4) << 20;        ///< per core
     cost_model costs{};
+    /// Modelled-time order (time_order.hpp): the cycles then do not depend
+    /// on the host's scheduling of the core threads, at some host time.
+    core_order order = core_order::host;
+    std::uint64_t order_window = 0; ///< cycles a core may run ahead of one that could still write to it (0: exact)
+    std::chrono::milliseconds order_patience{2000}; ///< host time an operation waits for its turn at most
     run_report* report = nullptr;
 };
 
@@ -275,7 +286,9 @@ struct run_state {
           non_cached(region_bytes("non_cached_bytes", c.non_cached_bytes), "non_cached_bytes", c.non_cached_bytes),
           private_stride(region_bytes("private_bytes", c.private_bytes, c.cores) / c.cores), // a slab per core
           privates(private_stride * c.cores, "private_bytes", c.private_bytes, c.cores),
-          on_chip(on_chip_piece * c.cores), urgent(c.cores), doorbell(c.cores), controllers(c.costs.memory) {
+          on_chip(on_chip_piece * c.cores), urgent(c.cores), doorbell(c.cores), controllers(c.costs.memory),
+          order(c.order == core_order::modelled ? std::make_unique<time_order>(c.cores, c.order_window, c.order_patience)
+                                                : nullptr) {
         for (taco::core_id id = 0; id < c.cores; ++id)
             if (on_chip_piece) on_chip_pieces.emplace_back(on_chip.data() + id * on_chip_piece, on_chip_piece);
     }
@@ -298,6 +311,7 @@ struct run_state {
     /// The chip's memory controllers, whose queues the cores' priced
     /// accesses share (memory_model.hpp).
     memory_controllers controllers;
+    std::unique_ptr<time_order> order; ///< null: core_order::host
     std::vector<std::uint64_t> cycles = std::vector<std::uint64_t>(cfg.cores);
     std::vector<emulated::memory_counts> memory = std::vector<emulated::memory_counts>(cfg.cores);
 };
@@ -343,6 +357,8 @@ public:
     std::byte* try_acquire(taco::core_id dest) {
         const bool waiting = in_wait_loop_;
         emulating here(*this);
+        // A retry from the wait loop acts only if it finds room (see below).
+        if (!waiting_) take_turn();
         const std::uint64_t t = hw_.cycles();
         std::byte* room = channels_.try_acquire(dest);
         if (!room && waiting) in_wait_loop_ = true; // the wait loop's retry, which goes on waiting
@@ -350,6 +366,10 @@ public:
             no_room_[dest] = !room;
             if (room) --no_room_count_;
             else ++no_room_count_;
+        }
+        if (waiting_) {
+            if (room) take_turn(); // from the cycle the acknowledgement came
+            else start_waiting();  // for room here too
         }
         if (!room) {
             hw_.idle_since(t); // waiting for the receiver is not work
@@ -362,6 +382,8 @@ public:
     }
     void publish(taco::core_id dest, std::size_t length) {
         const emulating here(*this);
+        take_turn();
+        if (s_.order) s_.order->sending(dest, hw_.cycles()); // counted before it can be read
         channels_.publish(dest, length);
         // Before the interrupt: a core it wakes finds the doorbell rung.
         s_.doorbell[dest].fetch_add(1, std::memory_order_release);
@@ -374,6 +396,13 @@ public:
         // nothing ends in pause() or idle(), which discard the rest.
         stop_pricing(); // the emulation's, as the scan below
         count_computed();
+        // In modelled-time order, a core looks at its clock only once every
+        // message that could reach it earlier has been sent, and a waiting
+        // core reads its first message only once nothing earlier can come.
+        if (s_.order) {
+            if (waiting_) s_.order->look(id());
+            else take_turn();
+        }
         const std::uint64_t rung = s_.doorbell[id()].load(std::memory_order_acquire);
         if (rung == quiet_at_) return 0; // unpriced on: see below
         emulating here(*this, emulating::counted);
@@ -383,6 +412,10 @@ public:
         const bool halting = s_.cfg.idle == idle_policy::halt;
         hw_.sleeping(halting);
         const std::size_t n = channels_.poll([&](std::byte* m, std::size_t, core_index) {
+            if (s_.order) {
+                s_.order->received(id(), hw_.cycles());
+                waiting_ = false;
+            }
             hw_.sleeping(false);
             compute_.skip();
             price_again();
@@ -413,6 +446,7 @@ public:
         in_wait_loop_ = true; // only the runtime's wait loop idles (see count_computed)
         // Its loads and stores too (see poll).
         stop_pricing();
+        start_waiting();
         if (s_.cfg.idle == idle_policy::poll) {
             std::this_thread::yield();
             compute_.skip();
@@ -436,6 +470,7 @@ public:
         if (no_room_count_ > 0) {
             in_wait_loop_ = true;
             stop_pricing();
+            start_waiting();
         } else {
             price_again(); // taco::poll(): the program's own code goes on
         }
@@ -467,6 +502,7 @@ public:
     // write-back here.
     void invalidate(const void* p, std::size_t n) {
         const emulating here(*this);
+        take_turn();
         const auto at = reinterpret_cast<std::uintptr_t>(p);
         if (s_.cached.contains(p)) {
             hw_.flush_l2_range(std::size_t(static_cast<const std::byte*>(p) - s_.cached.data()), n);
@@ -479,6 +515,7 @@ public:
     }
     void write_back(const void* p, std::size_t n) {
         const emulating here(*this);
+        take_turn();
         std::atomic_thread_fence(std::memory_order_release);
         const auto at = reinterpret_cast<std::uintptr_t>(p);
         if (s_.cached.contains(p)) {
@@ -500,7 +537,33 @@ public:
     }
     bool coherent() const noexcept { return false; }
 
+    /// core_order::modelled: this core's program returned.
+    void finished() {
+        if (s_.order) s_.order->done(id());
+    }
+
 private:
+    /// core_order::modelled: this core acts now, at its clock (time_order::turn).
+    void take_turn() {
+        if (!s_.order) return;
+        s_.order->turn(id(), hw_.cycles());
+        waiting_ = false;
+    }
+    /// core_order::modelled: the wait loop waits for messages, and for room
+    /// at the receivers whose last try_acquire found none.
+    void start_waiting() {
+        if (!s_.order) return;
+        std::uint64_t room_at = 0;
+        for (std::size_t d = 0; d < no_room_.size(); ++d)
+            if (no_room_[d]) room_at |= std::uint64_t(1) << d;
+        // Each round of the wait loop comes here: only a change is news
+        // (the others' wake-ups look at every core).
+        if (waiting_ && room_at == waits_for_room_) return;
+        s_.order->wait(id(), hw_.cycles(), room_at);
+        waiting_ = true;
+        waits_for_room_ = room_at;
+    }
+
     /// The computation since the clock last counted, onto the clock; but
     /// not after a wait of the runtime's wait loop: idle(), pause() while a
     /// message waits for room in its channel, and a retry of that send
@@ -569,6 +632,8 @@ private:
     detail::compute_clock compute_;
     detail::memory_pricing pricing_;
     bool in_wait_loop_ = false; ///< the wait loop waited since the clock last counted (count_computed)
+    bool waiting_ = false;      ///< core_order::modelled: in the wait loop since its last operation
+    std::uint64_t waits_for_room_ = 0; ///< while waiting_: the receivers it waits for room at (bit per core)
     std::vector<char> no_room_ = std::vector<char>(hw_.core_count()); ///< per destination: its last try_acquire found no room
     std::size_t no_room_count_ = 0;
 };
@@ -604,8 +669,12 @@ public:
             } unpriced;
             if (c.costs.price_memory) ep.start_pricing();
             struct leave {
-                ~leave() { detail::this_core = nullptr; }
-            } on_exit;
+                endpoint& ep;
+                ~leave() {
+                    ep.finished(); // returned or threw: in either case it acts no more
+                    detail::this_core = nullptr;
+                }
+            } on_exit{ep};
             entry(ep, arg);
             s.cycles[id] = ep.cycles();
             s.memory[id] = ep.memory_counts();
@@ -617,6 +686,8 @@ public:
                 if (c.report) {
                     c.report->cycles = s.cycles;
                     c.report->memory = s.memory;
+                    c.report->order_waits = s.order ? s.order->waits() : 0;
+                    c.report->order_timeouts = s.order ? s.order->timeouts() : 0;
                 }
             }
         } report{c, s};
