@@ -362,11 +362,9 @@ public:
         const std::uint64_t t = hw_.cycles();
         std::byte* room = channels_.try_acquire(dest);
         if (!room && waiting) in_wait_loop_ = true; // the wait loop's retry, which goes on waiting
-        if (bool(room) == bool(no_room_[dest])) { // the runtime queues a message that finds no room, to send later
-            no_room_[dest] = !room;
-            if (room) --no_room_count_;
-            else ++no_room_count_;
-        }
+        // The runtime queues a message that finds no room, to send later.
+        const std::uint64_t bit = std::uint64_t(1) << dest;
+        no_room_ = room ? no_room_ & ~bit : no_room_ | bit;
         if (waiting_) {
             if (room) take_turn(); // from the cycle the acknowledgement came
             else start_waiting();  // for room here too
@@ -467,7 +465,7 @@ public:
     void pause() {
         // Waiting for room: the runtime's wait loop, going round until a
         // receiver frees a slot (see count_computed).
-        if (no_room_count_ > 0) {
+        if (no_room_ != 0) {
             in_wait_loop_ = true;
             stop_pricing();
             start_waiting();
@@ -553,15 +551,12 @@ private:
     /// at the receivers whose last try_acquire found none.
     void start_waiting() {
         if (!s_.order) return;
-        std::uint64_t room_at = 0;
-        for (std::size_t d = 0; d < no_room_.size(); ++d)
-            if (no_room_[d]) room_at |= std::uint64_t(1) << d;
         // Each round of the wait loop comes here: only a change is news
         // (the others' wake-ups look at every core).
-        if (waiting_ && room_at == waits_for_room_) return;
-        s_.order->wait(id(), hw_.cycles(), room_at);
+        if (waiting_ && no_room_ == waits_for_room_) return;
+        s_.order->wait(id(), hw_.cycles(), no_room_);
         waiting_ = true;
-        waits_for_room_ = room_at;
+        waits_for_room_ = no_room_;
     }
 
     /// The computation since the clock last counted, onto the clock; but
@@ -634,8 +629,8 @@ private:
     bool in_wait_loop_ = false; ///< the wait loop waited since the clock last counted (count_computed)
     bool waiting_ = false;      ///< core_order::modelled: in the wait loop since its last operation
     std::uint64_t waits_for_room_ = 0; ///< while waiting_: the receivers it waits for room at (bit per core)
-    std::vector<char> no_room_ = std::vector<char>(hw_.core_count()); ///< per destination: its last try_acquire found no room
-    std::size_t no_room_count_ = 0;
+    static_assert(max_cores <= 64, "no_room_ and time_order's room_at hold a bit per core");
+    std::uint64_t no_room_ = 0; ///< bit d: the last try_acquire to core d found no room
 };
 
 /// The calling core's modelled cycles so far (0 outside an emulated core).

@@ -68,16 +68,17 @@ public:
     time_order(const time_order&) = delete;
     time_order& operator=(const time_order&) = delete;
 
-    core_index cores() const noexcept { return core_index(cores_.size()); }
-
     /// Core `me` runs an operation at cycle `t`: it is running from here
     /// on, and waits until no other core can still act before t - window.
     void turn(core_index me, std::uint64_t t) {
         core_state& s = cores_[me];
-        const bool rose = t > s.clock.load(std::memory_order_relaxed) || s.state.load(std::memory_order_relaxed) != running;
-        s.clock.store(t, std::memory_order_seq_cst);
-        s.state.store(running, std::memory_order_seq_cst);
-        if (rose) wake_blocked();
+        // A running core whose clock stands still (a poll that found
+        // nothing, on the runtime's loop) changes nothing the others see.
+        if (t != s.clock.load(std::memory_order_relaxed) || s.state.load(std::memory_order_relaxed) != running) {
+            s.clock.store(t, std::memory_order_seq_cst);
+            s.state.store(running, std::memory_order_seq_cst);
+            wake_blocked();
+        }
         if (!may_run(me, t)) block(me, t);
     }
 
@@ -102,7 +103,7 @@ public:
         if (!may_run(me, at)) block(me, at);
     }
 
-    /// `from` is about to make a message to `to` visible, at cycle `t` or later.
+    /// A message to core `to` is about to become visible, at cycle `t` or later.
     void sending(core_index to, std::uint64_t t) {
         std::uint64_t m = cores_[to].mail.load();
         while (!cores_[to].mail.compare_exchange_weak(m, pack(count(m) + 1, std::min(earliest(m), t)))) {
