@@ -375,6 +375,47 @@ TEST_CASE("SCC priced: a remote method's loads are the callee's work: the caller
 }
 
 namespace {
+std::atomic<bool> held{false};
+/// Keeps core 1 busy (its channel fills) until core 0 lets it go.
+void hold() {
+    while (held.load(std::memory_order_acquire)) std::this_thread::yield();
+}
+void nothing() {}
+
+/// The NCM lines core 0 read (run_report::memory) in a run in which it
+/// first sends `sends` invocations to core 1 while core 1 is held (a sender
+/// has 24 slots at two cores: past them the runtime queues), then reads
+/// `lines` uncached lines, with no clock reading in between.
+std::uint64_t lines_read_after_sends(int sends, std::size_t lines) {
+    scc::run_report report;
+    taco::run(scc::config{.cores = 2, .report = &report}, [&] {
+        held.store(true, std::memory_order_release);
+        taco::async(1, &hold);
+        for (int i = 0; i < sends; ++i) taco::async(1, &nothing);
+        std::atomic_ref(sink).fetch_add(read_uncached(lines), std::memory_order_relaxed);
+        held.store(false, std::memory_order_release);
+        (void)taco::sync(1, &whoami);
+    });
+    return report.memory.at(0).dram_reads;
+}
+} // namespace
+
+TEST_CASE("SCC priced: a send that finds no room and is queued leaves the sender's loads and stores priced",
+          "[scc][counted][priced]") {
+    // Until this was fixed, a send that found the channel full switched
+    // pricing off for the rest of the sender's task: an RDF worker that
+    // asked the master for its next query while the master's slots were
+    // full ran that query unpriced (10 to 1 fewer loads at 5 to 48 cores).
+    const std::size_t lines = 256;
+    const std::uint64_t none = lines_read_after_sends(4, 0), fitting = lines_read_after_sends(4, lines),
+                        overflowing = lines_read_after_sends(40, lines);
+    INFO("DRAM reads on core 0: none read " << none << ", 4 sends then " << lines << " lines " << fitting
+                                            << ", 40 sends (queued past 24) then the lines " << overflowing);
+    CHECK(fitting >= none + lines);
+    CHECK(overflowing >= none + lines);
+}
+
+namespace {
 
 /// Each of `cores` cores reads its own uncached lines, interleaved over the
 /// controllers, as in the MESH paper's Figure 4.

@@ -374,7 +374,9 @@ public:
             // Nor is the loop that retries: its loads and stores stay
             // unpriced up to the next hardware operation (charged, the rounds
             // the host makes would show in the caches and the write buffers).
-            here.resume = false;
+            // A first try from the program's own code is not that loop: the
+            // runtime queues the message and the task goes on, priced.
+            here.resume = !waiting;
         }
         return room;
     }
