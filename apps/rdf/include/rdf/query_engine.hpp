@@ -48,13 +48,25 @@ inline query_answer run_query(std::string_view text, const store_view& v, const 
     return answer(prepare(text, v, 1, limits), v);
 }
 
-/// Answer `text` with every term materialised as TSV into `out` (cleared
-/// first, its capacity kept: a worker's or a benchmark's buffer), as a user
-/// would have it; returns the rows. What the bench and the task pool time.
+/// An answer's TSV text, header and rows, into `out` (cleared first, its
+/// capacity kept: a worker's or a benchmark's buffer).
+inline void write_tsv(const query_answer& a, const dictionary_view& dict, std::string& out) {
+    out.clear();
+    // Room for the whole answer, its lines read before they are written
+    // (results.hpp says why).
+    std::size_t bytes = tsv_rows_bytes(a.rows, dict) + 1;
+    for (const std::string& name : a.names) bytes += name.size() + 2;
+    out.reserve(bytes);
+    detail::read_lines_before_writing(out.data(), bytes);
+    append_tsv(out, a.rows, a.names, dict);
+}
+
+/// Answer `text` with every term materialised as TSV into `out` (write_tsv),
+/// as a user would have it; returns the rows. What the bench and the task
+/// pool time.
 inline std::size_t answer_as_tsv(std::string_view text, const store_view& v, std::string& out, const query_limits& limits = {}) {
     const query_answer a = run_query(text, v, limits);
-    out.clear();
-    append_tsv(out, a.rows, a.names, v.dict);
+    write_tsv(a, v.dict, out);
     return a.rows.rows();
 }
 

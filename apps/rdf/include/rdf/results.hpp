@@ -3,6 +3,7 @@
 // Formats: SPARQL 1.1 TSV (terms in N-Triples form, which the dictionary's
 // keys already are, so a row is copied, not converted) and SPARQL 1.1 JSON
 // results.
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <string>
@@ -44,6 +45,30 @@ void append_tsv_rows(Out& out, const table& rows, const dictionary_view& dict) {
         out.push_back('\n');
     }
 }
+
+/// The bytes append_tsv_rows writes for `rows` (a tab inside a term, which
+/// it escapes, aside).
+inline std::size_t tsv_rows_bytes(const table& rows, const dictionary_view& dict) noexcept {
+    const std::size_t w = rows.width();
+    std::size_t n = rows.rows() * std::max<std::size_t>(w, 1); // a tab between cells, and the line end
+    for (const term_id id : rows.cells)
+        if (id != no_term) n += dict.key(id).size();
+    return n;
+}
+
+namespace detail {
+/// Reads a byte of every 32-byte line of [p, p + n): the SCC's caches do
+/// not allocate a line on a write miss (MESH paper, section IV.A, on its
+/// Table I), so text written into a buffer that is not cached goes to
+/// memory store by store, a memory request per character. Read first, each
+/// line costs one line fill and a write-back. Elsewhere it costs a load
+/// per line that the writes would have brought in anyway.
+inline void read_lines_before_writing(const char* p, std::size_t n) noexcept {
+    const auto* bytes = reinterpret_cast<const volatile unsigned char*>(p);
+    for (std::size_t i = 0; i < n; i += 32) (void)bytes[i];
+    if (n) (void)bytes[n - 1];
+}
+} // namespace detail
 
 inline void append_tsv_header(std::string& out, const std::vector<std::string>& names) {
     for (std::size_t c = 0; c < names.size(); ++c) {
