@@ -12,7 +12,7 @@
 //
 //   scc_figures [--quick] [--json] [--order host|modelled] [--modularity-data DIR] [--rdf-data DIR] [--repeat N]
 //
-// --quick: fewer rounds of the round trip and the reduce (3 minutes on 2 host CPUs);
+// --quick: fewer rounds of the round trip and the reduce (4 minutes on 2 host CPUs);
 // --json: one JSON object on stdout (the keys below), nothing else.
 // modelled_cycles_spread: the largest relative difference of modelled
 // cycles between two identical runs of the same experiment (each of round
@@ -58,7 +58,7 @@ struct options {
 const char* usage_text =
     "usage: scc_figures [--quick] [--json] [--order host|modelled] [--modularity-data DIR] [--rdf-data DIR] [--repeat N]\n"
     "  the CCI, MESH and RDF papers' 48-core figures on the emulated SCC, in modelled cycles\n"
-    "  --quick            fewer rounds of the round trip and the reduce (3 minutes on 2 CPUs)\n"
+    "  --quick            fewer rounds of the round trip and the reduce (4 minutes on 2 CPUs)\n"
     "  --json             print one JSON object and nothing else\n"
     "  --order            the emulated cores' host threads run in modelled-time order (default: modelled),\n"
     "                     or as the host schedules them (host: faster, the cycles vary with the host's load)\n"

@@ -179,6 +179,13 @@ public:
         const std::uint32_t quadrant = (tile_x(t) < 3 ? 0u : 1u) + (tile_y(t) < 2 ? 0u : 2u);
         return quadrant % std::max(controllers, 1u);
     }
+    /// Called with the cycle of each request before it takes its slot
+    /// (the platform's modelled-time order: time_order.hpp).
+    using request_hook = void (*)(void* context, std::uint64_t cycle);
+    void before_requests(request_hook f, void* context) noexcept {
+        hook_ = f;
+        hook_context_ = context;
+    }
     std::uint32_t controller_of(std::uintptr_t addr, memory_kind k) const noexcept {
         if (k == memory_kind::private_memory) return own_controller_;
         return std::uint32_t(addr / std::max<std::size_t>(p_.interleave_bytes, 1) % mcs_->count());
@@ -217,11 +224,15 @@ public:
         if (!wcb_valid_) return 0;
         wcb_valid_ = false;
         ++n_.dram_writes;
-        (void)mcs_->serve(controller_of(wcb_tag_ * line_bytes, memory_kind::write_through), now);
+        (void)request(controller_of(wcb_tag_ * line_bytes, memory_kind::write_through), now);
         return posted_write(p_.wt_write, p_.wt_write_gap, now);
     }
 
 private:
+    std::uint64_t request(std::uint32_t controller, std::uint64_t now) {
+        if (hook_) hook_(hook_context_, now);
+        return mcs_->serve(controller, now);
+    }
     template <class F>
     static void for_lines(std::uintptr_t addr, std::size_t n, F&& f) {
         if (n == 0) return;
@@ -244,7 +255,7 @@ private:
         return issue - now + w;
     }
     std::uint64_t dram_read(std::uint64_t tag, memory_kind k, std::uint64_t latency, std::uint64_t now) {
-        const std::uint64_t wait = mcs_->serve(controller_of(tag * line_bytes, k), now);
+        const std::uint64_t wait = request(controller_of(tag * line_bytes, k), now);
         ++n_.dram_reads;
         n_.queued_cycles += wait;
         return wait + latency;
@@ -253,7 +264,7 @@ private:
     std::uint64_t write_back(const detail::tag_cache::line& l, std::uint64_t now) {
         if (!l.valid || !l.dirty) return 0;
         ++n_.write_backs;
-        (void)mcs_->serve(controller_of(l.tag * line_bytes, memory_kind::dcm), now);
+        (void)request(controller_of(l.tag * line_bytes, memory_kind::dcm), now);
         return p_.dirty_write_back;
     }
     /// L1's victim: modified, it goes down to L2 (which may push a line of
@@ -299,7 +310,7 @@ private:
             std::uint64_t c = 0;
             for (std::size_t i = 0; i < (bytes + 7) / 8; ++i) {
                 ++n_.dram_writes;
-                (void)mcs_->serve(controller_of(tag * line_bytes, k), now + c);
+                (void)request(controller_of(tag * line_bytes, k), now + c);
                 c += posted_write(p_.ncm_write, p_.ncm_write_gap, now + c);
             }
             return c;
@@ -334,7 +345,7 @@ private:
             // Nor in L2: the store goes to memory as a single word, as an
             // uncached one does (Table I's DCM w and g are whole lines).
             ++n_.dram_writes;
-            (void)mcs_->serve(controller_of(tag * line_bytes, k), now);
+            (void)request(controller_of(tag * line_bytes, k), now);
             return posted_write(p_.ncm_write, p_.ncm_write_gap, now);
         }
         return 0;
@@ -363,6 +374,8 @@ private:
 
     memory_prices p_;
     memory_controllers* mcs_;
+    request_hook hook_ = nullptr;
+    void* hook_context_ = nullptr;
     std::uint32_t own_controller_;
     detail::tag_cache l1_, l2_;
     memory_counts n_;
