@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <tacomesh/scc/emulated/hardware.hpp>
+#include <tacomesh/scc/emulated/time_order.hpp>
 
 #include <test_support.hpp> // test::scaled
 
@@ -240,4 +241,20 @@ TEST_CASE("SCC emulation: a line moves whole, so a reader never sees half of ano
     INFO(changed << " of " << reads << " reads saw a new write");
     CHECK(changed >= wanted); // the two overlapped
     CHECK(torn == 0);
+}
+
+TEST_CASE("time order: of two cores at the same cycle the lower index goes first, whichever thread asks first",
+          "[scc][order]") {
+    // Patience short: a turn that is not this core's gives up after it and
+    // is counted as out of order (timeouts), which is what is looked at.
+    emu::time_order order(2, 0, std::chrono::milliseconds(20));
+    order.turn(1, 100); // core 0 is still at cycle 0: core 1 waits, in vain here
+    CHECK(order.timeouts() == 1);
+    order.turn(0, 100); // core 1 at 100 too: core 0 goes first
+    CHECK(order.timeouts() == 1);
+    order.turn(1, 100); // core 0 at 100, its turn first: core 1 still waits
+    CHECK(order.timeouts() == 2);
+    order.done(0); // core 0 acts no more: now core 1's
+    order.turn(1, 100);
+    CHECK(order.timeouts() == 2);
 }

@@ -198,6 +198,7 @@ private:
         place p{own_time(s), d};
         if (s.state.load() != waiting) return p;
         std::uint64_t room = s.room_at.load();
+        const std::uint64_t c = s.clock.load();
         // The acknowledgement that frees the room comes from the receiver:
         // no earlier than the receiver's own time, and no earlier than d's
         // clock. Such a place takes the receiver's index, so that it ties
@@ -207,7 +208,6 @@ private:
             room &= room - 1;
             const std::uint64_t rt = own_time(cores_[r]);
             if (rt == never) continue;
-            const std::uint64_t c = s.clock.load();
             p = std::min(p, rt >= c ? place{rt, r} : place{c, d});
         }
         return p;
