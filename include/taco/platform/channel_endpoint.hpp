@@ -46,18 +46,20 @@ inline constexpr std::size_t message_align = 8;
 ///   cheap check that long-running code makes at its scheduling points (the
 ///   CCI paper's interrupt status register, section V).
 /// Optional, for bounded back-pressure (runtime/core.hpp, apply_backpressure):
-/// - `waiting_for(d)` announces that this core waits for `d` to take its
-///   queued messages (taco::no_core: it no longer does);
-/// - `must_poll(p)`: whether this core, so waiting, must still take p's
-///   messages: p waits for this core in turn (or has ended its part);
+/// - `waiting_for(d, backlog)` announces that this core waits for `d` to take
+///   its queued messages, `backlog` of them (taco::no_core: it no longer
+///   waits); called again as the backlog changes;
+/// - `must_poll(p, backlog)`: whether this core, so waiting with `backlog`
+///   messages queued, must still take p's messages: p waits too (for any
+///   core) with at least as many queued, or has ended its part;
 /// - `poll_except(h, p)`: poll as `poll(h)` does, but not p's channel.
 /// Without them a core that waits for room polls every channel, and a peer
 /// that keeps sending it requests can grow its local queue of replies
 /// without bound.
 template <class E>
-concept backpressure_endpoint = requires(E& e, core_id peer, void (*handler)(std::byte*)) {
-    { e.waiting_for(peer) } -> std::same_as<void>;
-    { e.must_poll(peer) } -> std::same_as<bool>;
+concept backpressure_endpoint = requires(E& e, core_id peer, std::size_t backlog, void (*handler)(std::byte*)) {
+    { e.waiting_for(peer, backlog) } -> std::same_as<void>;
+    { e.must_poll(peer, backlog) } -> std::same_as<bool>;
     { e.poll_except(handler, peer) } -> std::same_as<std::size_t>;
 };
 

@@ -241,8 +241,8 @@ protected:
     virtual void idle(std::chrono::nanoseconds limit) = 0;
     virtual bool take_urgent() = 0;
     // back-pressure (taco::backpressure_endpoint; defaults: poll everything)
-    virtual void waiting_for(core_id peer) = 0;
-    virtual std::size_t poll_channels_but(core_id peer) = 0;
+    virtual void waiting_for(core_id peer, std::size_t backlog) = 0;
+    virtual std::size_t poll_channels_but(core_id peer, std::size_t backlog) = 0;
 
 private:
     // A wait serves the next invocation on the same stack, whose handler
@@ -295,26 +295,33 @@ private:
         // whose replies it does not take grew it to millions), and a peer
         // that finds its channel to us full must come to serve our messages
         // in turn. The platform says when we must take dest's messages after
-        // all: dest waits for us as well (each takes the other's, so neither
-        // waits forever: cores only skip the one core they wait for), or it
-        // has ended its part. The nesting cap keeps a handler that sends
-        // from recursing without end; beyond it messages still queue, so
-        // nothing is ever dropped.
+        // all: dest has ended its part, or waits too (for any core: waits
+        // may form a cycle of any length, A for B for C for A, in which each
+        // skipping the one it waits for stalled all) with a backlog at least
+        // ours. Then the largest backlog is never skipped, so it drains and
+        // nobody waits forever; and a core takes a waiting peer's requests
+        // only while its own backlog is not the larger, so mutual serving
+        // never raises the largest backlog (taking them whenever the peer
+        // waited for us let the two backlogs random-walk apart: 72,000 on
+        // a loaded host). The nesting cap keeps a handler that sends from
+        // recursing without end; beyond it messages still queue, so nothing
+        // is ever dropped.
         if (queued_.size() <= queued_soft_limit || backpressure_depth_ >= max_backpressure_depth) return;
         ++backpressure_depth_;
         const core_id outer = waiting_for_;
         waiting_for_ = dest;
-        waiting_for(dest);
         const auto restore = [&] {
             waiting_for_ = outer;
-            waiting_for(outer);
+            waiting_for(outer, queued_.size());
             --backpressure_depth_;
         };
         try {
             while (queued_.size() > queued_soft_limit / 2) {
                 if (stopped_) throw_stopped();
+                // Announced each round: the peers compare backlogs as they are.
+                waiting_for(dest, queued_.size());
                 // The channel from dest skipped when the platform allows.
-                if (progress_polling([&] { return poll_channels_but(dest); }) == 0 &&
+                if (progress_polling([&] { return poll_channels_but(dest, queued_.size()); }) == 0 &&
                     queued_.size() > queued_soft_limit / 2)
                     idle_once();
             }

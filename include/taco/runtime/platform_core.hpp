@@ -79,12 +79,12 @@ protected:
     }
     void idle(std::chrono::nanoseconds limit) override { ep_.idle(limit); }
     bool take_urgent() override { return ep_.take_urgent(); }
-    void waiting_for(core_id peer) override {
-        if constexpr (backpressure_endpoint<endpoint_type>) ep_.waiting_for(peer);
+    void waiting_for(core_id peer, std::size_t backlog) override {
+        if constexpr (backpressure_endpoint<endpoint_type>) ep_.waiting_for(peer, backlog);
     }
-    std::size_t poll_channels_but(core_id peer) override {
+    std::size_t poll_channels_but(core_id peer, std::size_t backlog) override {
         if constexpr (backpressure_endpoint<endpoint_type>) {
-            if (!ep_.must_poll(peer)) return ep_.poll_except([](std::byte* m) { dispatch(m); }, peer);
+            if (!ep_.must_poll(peer, backlog)) return ep_.poll_except([](std::byte* m) { dispatch(m); }, peer);
         }
         return poll_channels();
     }

@@ -93,10 +93,17 @@ public:
     }
 
     // ---- back-pressure (taco::backpressure_endpoint) ----
-    void waiting_for(core_id peer) noexcept { me().waits_for.store(peer, std::memory_order_relaxed); }
-    bool must_poll(core_id peer) const noexcept {
+    // Relaxed: a stale wait or backlog only delays the peer's choice by a
+    // round; each waiting core announces both again every round.
+    void waiting_for(core_id peer, std::size_t backlog) noexcept {
+        me().waits_for.store(peer, std::memory_order_relaxed);
+        me().backlog.store(backlog, std::memory_order_relaxed);
+    }
+    bool must_poll(core_id peer, std::size_t backlog) const noexcept {
         const auto& r = s_.records[peer];
-        return r.waits_for.load(std::memory_order_relaxed) == id_ || r.finished.load(std::memory_order_relaxed) != 0;
+        if (r.finished.load(std::memory_order_relaxed) != 0) return true;
+        return r.waits_for.load(std::memory_order_relaxed) != taco::no_core &&
+               r.backlog.load(std::memory_order_relaxed) >= backlog;
     }
     template <class Handler>
     std::size_t poll_except(Handler&& handle, core_id skip) {

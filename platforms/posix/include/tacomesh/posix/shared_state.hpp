@@ -151,9 +151,10 @@ struct alignas(cache_line) core_record {
     // failure. Both modes: the liveness watch no longer watches the core.
     std::atomic<std::uint32_t> finished{0};
     // The core whose taking of our queued messages a back-pressure wait of
-    // this core waits for (taco::no_core: none); read by that core, which
-    // then takes ours too (see must_poll).
+    // this core waits for (taco::no_core: none), and how many are queued;
+    // read by the cores we skip, which then take ours (see must_poll).
     std::atomic<core_id> waits_for{taco::no_core};
+    std::atomic<std::size_t> backlog{0};
 };
 static_assert(sizeof(core_record) == cache_line);
 
