@@ -93,17 +93,19 @@ public:
     }
 
     // ---- back-pressure (taco::backpressure_endpoint) ----
-    // Relaxed: a stale wait or backlog only delays the peer's choice by a
-    // round; each waiting core announces both again every round.
+    // Only the backlog is published: which core we wait for matters to no
+    // peer, and a waiting core's backlog is never 0 (it waits while more
+    // than half the soft limit is queued), so 0 says "not waiting". Stored
+    // only when it changes: the waiting cores read this line every round.
+    // Relaxed: a stale backlog only delays a peer's choice by a round.
     void waiting_for(core_id peer, std::size_t backlog) noexcept {
-        me().waits_for.store(peer, std::memory_order_relaxed);
-        me().backlog.store(backlog, std::memory_order_relaxed);
+        const std::size_t announced = peer == taco::no_core ? 0 : backlog;
+        if (me().backlog.load(std::memory_order_relaxed) != announced)
+            me().backlog.store(announced, std::memory_order_relaxed);
     }
     bool must_poll(core_id peer, std::size_t backlog) const noexcept {
         const auto& r = s_.records[peer];
-        if (r.finished.load(std::memory_order_relaxed) != 0) return true;
-        return r.waits_for.load(std::memory_order_relaxed) != taco::no_core &&
-               r.backlog.load(std::memory_order_relaxed) >= backlog;
+        return r.finished.load(std::memory_order_relaxed) != 0 || r.backlog.load(std::memory_order_relaxed) >= backlog;
     }
     template <class Handler>
     std::size_t poll_except(Handler&& handle, core_id skip) {

@@ -150,10 +150,9 @@ struct alignas(cache_line) core_record {
     // process exits; an exit without it (exit(0) called by user code) is a
     // failure. Both modes: the liveness watch no longer watches the core.
     std::atomic<std::uint32_t> finished{0};
-    // The core whose taking of our queued messages a back-pressure wait of
-    // this core waits for (taco::no_core: none), and how many are queued;
-    // read by the cores we skip, which then take ours (see must_poll).
-    std::atomic<core_id> waits_for{taco::no_core};
+    // While a back-pressure wait of this core waits for a core to take its
+    // queued messages: how many are queued (0: no such wait). Read by the
+    // cores it skips, which then take ours (see must_poll).
     std::atomic<std::size_t> backlog{0};
 };
 static_assert(sizeof(core_record) == cache_line);
