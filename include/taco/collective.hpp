@@ -182,9 +182,9 @@ void gather(group<T> g, const bound_call<F, A...>& call, std::span<R> out, futur
     const detail::future_continuation<void> armed{this_core(), d};
     const detail::disarm_on_throw<detail::future_continuation<void>> refused(armed);
     using helper = detail::gather_array_helper<R>;
-    helper* h = detail::helper_pool<helper>::acquire();
-    *h = helper{out.data(), g.size, d, std::nullopt};
-    const detail::helper_link<std::remove_const_t<R>> link{this_core(), 0, h, image_ptr(&helper::entry)};
+    const auto [h, id] = detail::helper_pool<helper>::acquire();
+    *h = helper{out.data(), g.size, d, std::nullopt, id};
+    const detail::helper_link<std::remove_const_t<R>> link{this_core(), 0, id, image_ptr(&helper::entry)};
     detail::start_at_root(g.root, &detail::collective_ops<T>::template gather<Call, detail::helper_link<R>>, call, link);
 }
 /// As above; returns the future that is assigned when all results are in.

@@ -30,22 +30,25 @@ struct unit_combiner {
 };
 
 /// A result (value != nullptr; the helper may move from it) or an error for
-/// slot `index` of a helper.
+/// slot `index` of helper number `helper` in its core's pool (helper_pool.hpp).
 template <class R>
-using helper_entry = void (*)(void* helper, std::uint32_t index, R* value, const error_info* error);
+using helper_entry = void (*)(std::uint32_t helper, std::uint32_t index, R* value, const error_info* error);
 
+// The helper's number and the slot share 8 bytes: with the handler, a
+// word-sized value fills exactly one 32-byte line (a pointer would spill
+// the value into a second).
 template <class R>
 struct contribute_message {
-    void* helper;
     image_ptr<helper_entry<R>> entry;
+    std::uint32_t helper;
     std::uint32_t index;
     R value;
     void operator()() { entry.get()(helper, index, &value, nullptr); }
 };
 template <class R>
 struct contribute_error_message {
-    void* helper;
     image_ptr<helper_entry<R>> entry;
+    std::uint32_t helper;
     std::uint32_t index;
     error_info error;
     void operator()() { entry.get()(helper, index, nullptr, &error); }
@@ -54,8 +57,8 @@ struct contribute_error_message {
 /// Hands a carried value to slot `index` of a helper (bulk_value's finish).
 template <class R>
 struct contribute_finish {
-    void* helper;
     image_ptr<helper_entry<R>> entry;
+    std::uint32_t helper;
     std::uint32_t index;
     void operator()(R&& v) const { entry.get()(helper, index, &v, nullptr); }
 };
@@ -68,7 +71,7 @@ template <class R>
 struct helper_link {
     core_id core;
     std::uint32_t index;
-    void* helper; // on `core` only
+    std::uint32_t helper; // its number in `core`'s pool
     image_ptr<helper_entry<R>> entry;
 
     template <class V>
@@ -82,16 +85,16 @@ struct helper_link {
             // sent to ourselves.
             if (core == this_core()) {
                 R own = to_delivered<R>(std::forward<V>(v));
-                return contribute_finish<R>{helper, entry, i}(std::move(own));
+                return contribute_finish<R>{entry, helper, i}(std::move(own));
             }
-            send_carried_value<R>(core, v, contribute_finish<R>{helper, entry, i},
+            send_carried_value<R>(core, v, contribute_finish<R>{entry, helper, i},
                                   [&](const error_info& e) { fail_at(i, e); });
         } else {
-            runtime().send<contribute_message<R>>(core, helper, entry, i, std::forward<V>(v));
+            runtime().send<contribute_message<R>>(core, entry, helper, i, std::forward<V>(v));
         }
     }
     void fail_at(std::uint32_t i, const error_info& e) const {
-        runtime().send<contribute_error_message<R>>(core, helper, entry, i, e);
+        runtime().send<contribute_error_message<R>>(core, entry, helper, i, e);
     }
 };
 
@@ -123,8 +126,10 @@ struct reduce_helper {
     std::optional<R> acc;
     std::optional<error_info> error;
     std::uint32_t next = 0;
+    std::uint32_t id = 0; // in helper_pool<reduce_helper>
 
-    void init(std::uint32_t expected, const Comb& c, const Sink& s) {
+    void init(std::uint32_t self, std::uint32_t expected, const Comb& c, const Sink& s) {
+        id = self;
         comb.emplace(c);
         sink.emplace(s);
         slots.assign(expected, std::nullopt);
@@ -133,20 +138,22 @@ struct reduce_helper {
         error.reset();
         next = 0;
     }
-    static void entry(void* self, std::uint32_t i, R* v, const error_info* e) {
-        auto* h = static_cast<reduce_helper*>(self);
-        if (!v) {
-            if (!h->error) h->error = *e;
-            h->failed[i] = true;
-        } else if (i == h->next) {
-            h->merge(*v);
-            ++h->next;
-        } else {
-            h->slots[i].emplace(std::move(*v));
-        }
-        h->drain();
+    static void entry(std::uint32_t self, std::uint32_t i, R* v, const error_info* e) {
+        helper_pool<reduce_helper>::at(self)->take(i, v, e);
     }
-    helper_link<R> link(std::uint32_t index) { return {this_core(), index, this, image_ptr(&reduce_helper::entry)}; }
+    void take(std::uint32_t i, R* v, const error_info* e) {
+        if (!v) {
+            if (!error) error = *e;
+            failed[i] = true;
+        } else if (i == next) {
+            merge(*v);
+            ++next;
+        } else {
+            slots[i].emplace(std::move(*v));
+        }
+        drain();
+    }
+    helper_link<R> link(std::uint32_t index) { return {this_core(), index, id, image_ptr(&reduce_helper::entry)}; }
 
 private:
     void merge(R& v) {
@@ -176,7 +183,7 @@ private:
         const Sink s = *sink;
         std::optional<R> result = std::move(acc);
         std::optional<error_info> err = error;
-        helper_pool<reduce_helper>::release(this);
+        helper_pool<reduce_helper>::release(id);
         if (err) s.fail(*err); else s.deliver(std::move(*result));
     }
 };
@@ -188,9 +195,10 @@ struct gather_array_helper {
     std::uint32_t remaining;
     future_state<void>* done;
     std::optional<error_info> error;
+    std::uint32_t id; // in helper_pool<gather_array_helper>
 
-    static void entry(void* self, std::uint32_t rank, R* v, const error_info* e) {
-        auto* h = static_cast<gather_array_helper*>(self);
+    static void entry(std::uint32_t self, std::uint32_t rank, R* v, const error_info* e) {
+        gather_array_helper* h = helper_pool<gather_array_helper>::at(self);
         if (v)
             h->out[rank] = std::move(*v);
         else if (!h->error)
@@ -201,7 +209,7 @@ struct gather_array_helper {
         if (--remaining != 0) return;
         future_state<void>* d = done;
         std::optional<error_info> err = error;
-        helper_pool<gather_array_helper>::release(this);
+        helper_pool<gather_array_helper>::release(id);
         if (err) d->set_error(*err); else d->set_value();
     }
 };
@@ -257,8 +265,8 @@ struct collective_ops {
             return;
         }
         using helper = reduce_helper<R, Comb, Sink>;
-        helper* h = helper_pool<helper>::acquire();
-        h->init(std::uint32_t(n.children.size() + 1), comb, sink);
+        const auto [h, id] = helper_pool<helper>::acquire();
+        h->init(id, std::uint32_t(n.children.size() + 1), comb, sink);
         for (const auto& c : n.children)
             async(c.node, &collective_ops::reduce<Call, Comb, helper_link<R>, Discard, How>, call, comb,
                   h->link(c.slot), how);
@@ -267,13 +275,13 @@ struct collective_ops {
                 call, member,
                 [h](auto&& v) {
                     if constexpr (std::is_same_v<std::remove_cvref_t<decltype(v)>, R>) {
-                        helper::entry(h, 0, &v, nullptr);
+                        h->take(0, &v, nullptr);
                     } else {
                         R own = to_delivered<R>(v);
-                        helper::entry(h, 0, &own, nullptr);
+                        h->take(0, &own, nullptr);
                     }
                 },
-                [h](const error_info& e) { helper::entry(h, 0, nullptr, &e); });
+                [h](const error_info& e) { h->take(0, nullptr, &e); });
         });
     }
 
