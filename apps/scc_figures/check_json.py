@@ -2,8 +2,12 @@
 """Check scc_figures --json: one JSON object with exactly the documented
 keys, every figure a positive number, and the round trips at the paper's
 figures they were calibrated to (2000 / 3000 cycles, within 2 %).
+With --set memory, the object of scc_figures --set memory: MESH Figure 4's
+shape (flat to three readers of a controller, then linear) and Figure 5's
+(the flush grows with the lines, a modified line costs more).
 
     scc_figures --quick --json | check_json.py
+    scc_figures --set memory --quick --json | check_json.py --set memory
 """
 import json
 import sys
@@ -24,12 +28,57 @@ def positive(where, x):
         fail(f"{where} is {x!r}, not a positive number")
 
 
-def main():
+def load():
     text = sys.stdin.read()
     try:
-        f = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as e:
         fail(f"not one JSON object ({e}): {text[:200]!r}")
+
+
+READERS = ["1", "2", "3", "4", "5", "6", "8", "10", "12", "16", "24", "32", "48"]
+LINES = ["1", "2", "4", "8", "16", "32", "64", "128"]
+
+
+def check_memory(f):
+    if set(f) != {"mesh_fig4_read_cycles", "mesh_fig5_flush_cycles"}:
+        fail(f"keys {sorted(f)}")
+    reads = f["mesh_fig4_read_cycles"]
+    if set(reads) != {"one_controller", "four_controllers"}:
+        fail(f"mesh_fig4_read_cycles has {sorted(reads)}")
+    for k, row in reads.items():
+        if sorted(row, key=int) != READERS:
+            fail(f"mesh_fig4_read_cycles.{k} has readers {sorted(row, key=int)}")
+        for n, x in row.items():
+            positive(f"mesh_fig4_read_cycles.{k}.{n}", x)
+    one = reads["one_controller"]
+    if abs(one["3"] - one["1"]) > 0.05 * one["1"]:
+        fail(f"three readers of a controller wait: {one['3']} cycles a read against {one['1']} alone")
+    if not 1.7 < one["12"] / one["6"] < 2.3:
+        fail(f"past three readers a read does not grow linearly: 6 {one['6']}, 12 {one['12']}")
+    flush = f["mesh_fig5_flush_cycles"]
+    if set(flush) != {"clean", "modified", "whole_cache"}:
+        fail(f"mesh_fig5_flush_cycles has {sorted(flush)}")
+    for k in ("clean", "modified"):
+        if sorted(flush[k], key=int) != LINES:
+            fail(f"mesh_fig5_flush_cycles.{k} has lines {sorted(flush[k], key=int)}")
+        ys = [flush[k][n] for n in LINES]
+        for n, x in zip(LINES, ys):
+            positive(f"mesh_fig5_flush_cycles.{k}.{n}", x)
+        if ys != sorted(ys):
+            fail(f"flushing more {k} lines costs less: {ys}")
+    if any(flush["modified"][n] <= flush["clean"][n] for n in LINES):
+        fail("a modified line costs no more to flush than a clean one")
+    positive("mesh_fig5_flush_cycles.whole_cache", flush["whole_cache"])
+    print("scc_figures --set memory --json: well-formed; Figure 4 and 5 shapes hold")
+
+
+def main():
+    if sys.argv[1:] == ["--set", "memory"]:
+        return check_memory(load())
+    if sys.argv[1:]:
+        fail("usage: check_json.py [--set memory] < JSON")
+    f = load()
     want = {"round_trip_cycles", "reduce48_cycles", "reduce_cycles_polling", "worldtrade_speedup",
             "rdf_task_speedup", "modelled_cycles_spread"}
     if set(f) != want:

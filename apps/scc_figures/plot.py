@@ -2,13 +2,19 @@
 """PNG plots of scc_figures' JSON beside the papers' figures.
 
     scc_figures --json > figures.json
-    plot.py figures.json OUTDIR
+    plot.py figures.json OUTDIR [--memory MEMORY.json] [--patents PATENTS.json]
+
+(MEMORY.json: scc_figures --set memory --json, MESH Figures 4 and 5;
+PATENTS.json: scc_figures --set patents --json, MESH Figure 7.)
 
 The papers' own plots are not in the text we have, only the values their
 text states; those are drawn as marks beside the modelled curves:
 CCI paper (round trip ~2000 / ~3000 cycles; reduce at 48 cores 11000 /
 14000, growing with log N), MESH paper Figure 6 (Mix 7 at 15 cores, WT 6
-at 13-14, NCM flat from 12 on), RDF paper Figure 1 (LUBM 32.74 at 48).
+at 13-14, NCM flat from 12 on; Figure 4: flat to 3 readers of a
+controller, then linear; Figure 5: 300 N + 7 500 cycles, 47 100 for 128
+lines, 582 000 for the whole L2, 80 more a modified line), RDF paper
+Figure 1 (LUBM 32.74 at 48).
 """
 import json
 import math
@@ -17,8 +23,17 @@ import sys
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: plot.py FIGURES.json OUTDIR")
+    args = sys.argv[1:]
+    extra = {}
+    for flag in ("--memory", "--patents"):
+        if flag in args:
+            i = args.index(flag)
+            if i + 1 >= len(args):
+                sys.exit(f"plot.py: {flag} needs a file")
+            extra[flag] = args[i + 1]
+            del args[i:i + 2]
+    if len(args) != 2:
+        sys.exit("usage: plot.py FIGURES.json OUTDIR [--memory MEMORY.json] [--patents PATENTS.json]")
     try:
         import matplotlib
     except ImportError:
@@ -26,9 +41,9 @@ def main():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with open(sys.argv[1]) as f:
+    with open(args[0]) as f:
         fig = json.load(f)
-    out = sys.argv[2]
+    out = args[1]
     os.makedirs(out, exist_ok=True)
 
     def cores(d):
@@ -81,6 +96,40 @@ def main():
     ax.plot(xs, [x - 1 if x > 1 else 1 for x in xs], ":", label="n - 1 workers")
     ax.plot([48], [32.74], "*", ms=14, label="paper: LUBM 32.74 at 48")
     finish(p, ax, "cores", "speed-up vs 1 core", "RDF Fig. 1: task-parallel queries", "rdf_fig1_task_parallel.png", 8)
+
+    if "--memory" in extra:
+        with open(extra["--memory"]) as f:
+            mem = json.load(f)
+        # MESH Figure 4: uncached reads.
+        p, ax = plt.subplots(figsize=(5, 3.5))
+        for k, label in (("one_controller", "one controller"), ("four_controllers", "spread over four")):
+            xs, ys = zip(*cores(mem["mesh_fig4_read_cycles"][k]))
+            ax.plot(xs, ys, "o-", label="modelled, " + label)
+        one = mem["mesh_fig4_read_cycles"]["one_controller"]["1"]
+        xs = list(range(1, 49))
+        ax.plot(xs, [one * max(1, n / 3) for n in xs], ":", label="paper's shape: flat to 3, then linear")
+        finish(p, ax, "concurrent readers", "cycles per uncached read", "MESH Fig. 4: controller contention",
+               "mesh_fig4_contention.png", 8)
+        # MESH Figure 5: the L2 flush.
+        p, ax = plt.subplots(figsize=(5, 3.5))
+        for k in ("clean", "modified"):
+            xs, ys = zip(*cores(mem["mesh_fig5_flush_cycles"][k]))
+            ax.plot(xs, ys, "o-", label="modelled, " + k)
+        xs = [1, 128]
+        ax.plot(xs, [300 * n + 7500 for n in xs], ":", label="paper: 300 N + 7 500")
+        ax.plot([128], [47100], "x", ms=10, label="paper: 4 KB page, 47 100")
+        finish(p, ax, "lines", "cycles", "MESH Fig. 5: L2 flush of N lines (whole: %d)" % mem["mesh_fig5_flush_cycles"]["whole_cache"],
+               "mesh_fig5_flush.png", 8)
+
+    if "--patents" in extra:
+        with open(extra["--patents"]) as f:
+            pat = json.load(f)
+        p, ax = plt.subplots(figsize=(6, 4))
+        for v in ["dcm", "ncm", "wt", "mix"]:
+            xs, ys = zip(*cores(pat["patents_speedup"][v]))
+            ax.plot(xs, ys, "o-", label="modelled " + v.upper())
+        finish(p, ax, "cores", "speed-up vs 1-core DCM",
+               "MESH Fig. 7 stand-in: %s, %d moves" % (pat["graph"], pat["moves"]), "mesh_fig7_patents.png", 8)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,21 @@
 //                         paper's ST model), a master and n - 1 workers:
 //                         speed-up against 1 core
 //
-//   scc_figures [--quick] [--json] [--order host|modelled] [--modularity-data DIR] [--rdf-data DIR] [--repeat N]
+// and, with --set, the other figures of the MESH paper:
+//
+//   --set memory    Figure 4 (uncached reads by 1..48 cores of one memory
+//                   controller, and of all four) and Figure 5 (the L2 flush
+//                   routine over 1..128 lines, clean and modified, and the
+//                   whole cache): the prices the model rests on, shown as it
+//                   gives them back
+//   --set patents   Figure 7: the first moves of the greedy search on a graph
+//                   large enough that a move's work outweighs the flushes
+//                   (the paper: NBER patents, 240 547 vertices, 500 moves;
+//                   here cond-mat, 16 726 vertices, --graph and --moves to
+//                   change), DCM, NCM, WT and Mix: speed-up against 1-core DCM
+//
+//   scc_figures [--set papers|memory|patents] [--quick] [--json] [--order host|modelled]
+//               [--modularity-data DIR] [--rdf-data DIR] [--repeat N] [--graph FILE] [--moves N]
 //
 // --quick: fewer rounds of the round trip and the reduce (4 minutes on 2 host CPUs);
 // --json: one JSON object on stdout (the keys below), nothing else.
@@ -26,6 +40,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -48,23 +63,43 @@ struct usage_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+enum class figure_set { papers, memory, patents };
+
 struct options {
+    figure_set set = figure_set::papers;
     bool quick = false, json = false;
     scc::core_order order = scc::core_order::modelled;
     std::string modularity_data = MODULARITY_DATA, rdf_data = RDF_DATA;
     std::optional<std::uint64_t> repeat; ///< RDF: the query list's copies in the pool
+    std::string graph;                   ///< --set patents (default: cond-mat from modularity_data)
+    std::optional<std::uint64_t> moves;  ///< --set patents
 };
 
 const char* usage_text =
-    "usage: scc_figures [--quick] [--json] [--order host|modelled] [--modularity-data DIR] [--rdf-data DIR] [--repeat N]\n"
+    "usage: scc_figures [--set papers|memory|patents] [--quick] [--json] [--order host|modelled]\n"
+    "                   [--modularity-data DIR] [--rdf-data DIR] [--repeat N] [--graph FILE] [--moves N]\n"
     "  the CCI, MESH and RDF papers' 48-core figures on the emulated SCC, in modelled cycles\n"
-    "  --quick            fewer rounds of the round trip and the reduce (4 minutes on 2 CPUs)\n"
+    "  --set              papers (default): CCI Fig. 2 and 4, MESH Fig. 6, RDF Fig. 1;\n"
+    "                     memory: MESH Fig. 4 and 5 (the controllers' queues, the L2 flush);\n"
+    "                     patents: MESH Fig. 7 (the greedy search's first moves on a larger graph)\n"
+    "  --quick            fewer rounds of the round trip and the reduce (4 minutes on 2 CPUs);\n"
+    "                     patents: 20 moves at 1, 8 and 48 cores\n"
     "  --json             print one JSON object and nothing else\n"
     "  --order            the emulated cores' host threads run in modelled-time order (default: modelled),\n"
     "                     or as the host schedules them (host: faster, the cycles vary with the host's load)\n"
     "  --modularity-data  the directory of WorldImport1999.el (default: the repository's)\n"
     "  --rdf-data         the directory of lubm1-inferred.nt.gz and queries/ (default: the repository's)\n"
-    "  --repeat N         RDF: copies of the small-footprint queries in the task pool (default 100, as the paper)\n";
+    "  --repeat N         RDF: copies of the small-footprint queries in the task pool (default 100, as the paper)\n"
+    "  --graph FILE       patents: the graph (default: cond-mat.graph.gz of --modularity-data)\n"
+    "  --moves N          patents: the moves measured (default 100; --quick 20; the paper: 500)\n";
+
+std::uint64_t count(std::string_view option, const std::string& v) {
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+    if (v.empty() || *end || v[0] == '-' || n == 0 || n > 100000)
+        throw usage_error(std::string(option) + " " + v + ": a whole number from 1 to 100000");
+    return n;
+}
 
 options parse(int argc, char** argv) {
     options o;
@@ -75,6 +110,14 @@ options parse(int argc, char** argv) {
             return argv[++i];
         };
         if (a == "--quick") o.quick = true;
+        else if (a == "--set") {
+            const std::string v = value();
+            if (v == "papers") o.set = figure_set::papers;
+            else if (v == "memory") o.set = figure_set::memory;
+            else if (v == "patents") o.set = figure_set::patents;
+            else throw usage_error("--set " + v + ": papers, memory or patents");
+        }
+        else if (a == "--graph") o.graph = value();
         else if (a == "--json") o.json = true;
         else if (a == "--order") {
             const std::string v = value();
@@ -84,14 +127,9 @@ options parse(int argc, char** argv) {
         }
         else if (a == "--modularity-data") o.modularity_data = value();
         else if (a == "--rdf-data") o.rdf_data = value();
-        else if (a == "--repeat") {
-            const std::string v = value();
-            char* end = nullptr;
-            const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-            if (v.empty() || *end || v[0] == '-' || n == 0 || n > 100000)
-                throw usage_error("--repeat " + v + ": a whole number from 1 to 100000");
-            o.repeat = n;
-        } else if (a == "--help" || a == "-h") {
+        else if (a == "--repeat") o.repeat = count(a, value());
+        else if (a == "--moves") o.moves = count(a, value());
+        else if (a == "--help" || a == "-h") {
             std::fputs(usage_text, stdout);
             std::exit(0);
         } else throw usage_error("unknown option '" + std::string(a) + "'");
@@ -121,23 +159,30 @@ scc::config chip(taco::core_id cores, scc::idle_policy idle = scc::idle_policy::
 /// library: its code runs on the emulated cores and must be counted
 /// (tacomesh::scc_counted), and only the Broadcast variants are needed.
 template <mesh::map_memory G, mesh::map_memory M>
-modularity::greedy_result greedy_on(const modularity::graph_data& g, taco::core_id cores) {
+modularity::greedy_result greedy_on(const modularity::graph_data& g, taco::core_id cores,
+                                    std::optional<std::uint64_t> moves) {
     modularity::greedy_result r;
     taco::run(chip(cores), [&] {
         // The steps' modelled cycles, without building the graph in shared memory.
-        r = modularity::greedy_search<G, M, mesh::controllers::broadcast>(g, {.ticks = &scc::cycles});
+        r = modularity::greedy_search<G, M, mesh::controllers::broadcast>(g, {.max_steps = moves, .progress = {}, .ticks = &scc::cycles});
     });
     return r;
 }
 
-std::uint64_t world_trade(const modularity::graph_data& g, modularity::maps_kind maps, taco::core_id cores) {
+/// The greedy search with one of the paper's map variants (to convergence,
+/// or `moves` moves).
+modularity::greedy_result search(const modularity::graph_data& g, modularity::maps_kind maps, taco::core_id cores,
+                                 std::optional<std::uint64_t> moves = {}) {
     using mesh::map_memory;
     using modularity::maps_kind;
-    const modularity::greedy_result r =
-        maps == maps_kind::dcm   ? greedy_on<map_memory::dcm, map_memory::dcm>(g, cores)
-        : maps == maps_kind::ncm ? greedy_on<map_memory::ncm, map_memory::ncm>(g, cores)
-        : maps == maps_kind::wt  ? greedy_on<map_memory::wt, map_memory::wt>(g, cores)
-                                 : greedy_on<map_memory::dcm, map_memory::wt>(g, cores); // Mix
+    return maps == maps_kind::dcm   ? greedy_on<map_memory::dcm, map_memory::dcm>(g, cores, moves)
+           : maps == maps_kind::ncm ? greedy_on<map_memory::ncm, map_memory::ncm>(g, cores, moves)
+           : maps == maps_kind::wt  ? greedy_on<map_memory::wt, map_memory::wt>(g, cores, moves)
+                                    : greedy_on<map_memory::dcm, map_memory::wt>(g, cores, moves); // Mix
+}
+
+std::uint64_t world_trade(const modularity::graph_data& g, modularity::maps_kind maps, taco::core_id cores) {
+    const modularity::greedy_result r = search(g, maps, cores);
     if (r.steps != 63 && r.steps != 64)
         throw std::runtime_error("world trade took " + std::to_string(r.steps) +
                                  " moves, not the paper's 64 (63 and a last that finds none to make)");
@@ -264,9 +309,9 @@ void print_tables(const figures& f) {
 
 double relative_difference(double a, double b) { return a == b ? 0 : std::abs(a - b) / std::max(a, b); }
 
-int run(const options& o) {
-    figures f;
-    const int rounds = o.quick ? 100 : 1000, reduce_rounds = o.quick ? 10 : 100;
+/// Every set's first step: the price of a block, fitted to the round trip
+/// in this build (the one fitted parameter), and the order of the cores.
+void calibrate(const options& o) {
     const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
     note(o, "emulated cores run as host threads: up to 48 on %u host CPUs (oversubscribed), %s\n", cpus,
          o.order == scc::core_order::modelled ? "in modelled-time order" : "as the host schedules them");
@@ -279,6 +324,93 @@ int run(const options& o) {
             "%.2f cycles per block\n",
          (unsigned long long)cal.fixed_polling, (unsigned long long)cal.fixed_halting, cal.blocks_polling,
          cal.blocks_halting, costs.cycles_per_block);
+}
+
+/// --set memory: MESH paper, Figures 4 and 5.
+int run_memory(const options& o) {
+    calibrate(o);
+    const int reads = o.quick ? 500 : 2000;
+    std::map<taco::core_id, double> one, four;
+    note(o, "MESH paper, Figure 4: uncached reads, mean cycles of one (paper: flat to 3 readers of a "
+            "controller, then linear; 12 cores fill the four)\n  readers  one controller  four controllers\n");
+    for (taco::core_id n : {1u, 2u, 3u, 4u, 5u, 6u, 8u, 10u, 12u, 16u, 24u, 32u, 48u}) {
+        one[n] = scc::uncached_read_cycles(chip(n), reads);
+        four[n] = scc::uncached_read_cycles(chip(n), reads, true);
+        note(o, "  %7u  %14.1f  %16.1f\n", n, one[n], four[n]);
+    }
+    std::map<std::uint64_t, std::uint64_t> clean, modified;
+    note(o, "MESH paper, Figure 5: the L2 flush routine (paper: about 300 N + 7 500 cycles for N lines, 47 100 "
+            "for a 4 KB page, 582 000 for the whole cache, a modified line about 80 more)\n  lines  clean  modified\n");
+    for (std::uint64_t n : {1u, 2u, 4u, 8u, 16u, 32u, 64u, 128u}) {
+        clean[n] = scc::flush_cycles(chip(1), n);
+        modified[n] = scc::flush_cycles(chip(1), n, true);
+        note(o, "  %5llu  %6llu  %8llu\n", (unsigned long long)n, (unsigned long long)clean[n],
+             (unsigned long long)modified[n]);
+    }
+    const std::uint64_t whole = scc::flush_cycles(chip(1), tacomesh::scc::l2_bytes / tacomesh::scc::line_bytes);
+    note(o, "  whole cache (%zu lines): %llu\n", tacomesh::scc::l2_bytes / tacomesh::scc::line_bytes, (unsigned long long)whole);
+    if (o.json)
+        std::printf("{\"mesh_fig4_read_cycles\": {\"one_controller\": %s,\n"
+                    "                          \"four_controllers\": %s},\n"
+                    " \"mesh_fig5_flush_cycles\": {\"clean\": %s,\n"
+                    "                           \"modified\": %s,\n"
+                    "                           \"whole_cache\": %llu}}\n",
+                    object(one).c_str(), object(four).c_str(), object(clean).c_str(), object(modified).c_str(),
+                    (unsigned long long)whole);
+    return 0;
+}
+
+/// --set patents: MESH paper, Figure 7, on the stand-in graph.
+int run_patents(const options& o) {
+    calibrate(o);
+    const std::string file = o.graph.empty() ? o.modularity_data + "/cond-mat.graph.gz" : o.graph;
+    const modularity::graph_data g = modularity::read_graph(file);
+    const std::uint64_t moves = o.moves.value_or(o.quick ? 20 : 100);
+    const std::vector<taco::core_id> counts =
+        o.quick ? std::vector<taco::core_id>{1, 8, 48} : std::vector<taco::core_id>{1, 2, 4, 8, 12, 16, 24, 32, 48};
+    note(o, "MESH paper, Figure 7: %s (%llu vertices), the first %llu moves, Broadcast\n", file.c_str(),
+         (unsigned long long)g.vertex_count(), (unsigned long long)moves);
+    std::map<std::string, std::map<taco::core_id, std::uint64_t>> cycles;
+    for (modularity::maps_kind m : modularity::all_maps)
+        for (taco::core_id n : counts) {
+            const modularity::greedy_result r = search(g, m, n, moves);
+            if (r.steps != moves)
+                throw std::runtime_error(file + " converged after " + std::to_string(r.steps) + " moves, before the " +
+                                         std::to_string(moves) + " asked for: ask for fewer (--moves)");
+            cycles[modularity::name(m)][n] = r.ticks;
+            note(o, "  %s %u: %llu cycles\n", modularity::name(m), n, (unsigned long long)r.ticks);
+        }
+    std::map<std::string, std::map<taco::core_id, double>> speedup;
+    const double baseline = double(cycles["dcm"][1]);
+    for (const auto& [v, row] : cycles)
+        for (const auto& [n, c] : row) speedup[v][n] = baseline / double(c);
+    if (o.json) {
+        std::string s = "{\"graph\": \"" + std::filesystem::path(file).filename().string() +
+                        "\", \"vertices\": " + std::to_string(g.vertex_count()) + ", \"moves\": " + std::to_string(moves) +
+                        ",\n \"patents_speedup\": {";
+        bool first = true;
+        for (const char* v : {"dcm", "ncm", "wt", "mix"}) {
+            s += std::string(first ? "" : ",\n                     ") + "\"" + v + "\": " + object(speedup.at(v));
+            first = false;
+        }
+        std::fputs((s + "}}\n").c_str(), stdout);
+    } else {
+        std::printf("MESH paper, Figure 7 (stand-in: %s, %llu moves): speed-up against 1-core DCM\n", file.c_str(),
+                    (unsigned long long)moves);
+        for (const auto& [v, row] : speedup) {
+            std::printf("  %-4s", v.c_str());
+            for (const auto& [n, x] : row) std::printf("  %u: %.2f", n, x);
+            std::printf("\n");
+        }
+    }
+    return 0;
+}
+
+/// The default set: the figures the issue's JSON object names.
+int run_papers(const options& o) {
+    figures f;
+    const int rounds = o.quick ? 100 : 1000, reduce_rounds = o.quick ? 10 : 100;
+    calibrate(o);
 
     note(o, "round trip ...\n");
     f.round_trip_poll = scc::round_trip_cycles(chip(2), rounds);
@@ -332,7 +464,13 @@ int run(const options& o) {
 
 int main(int argc, char** argv) {
     try {
-        return run(parse(argc, argv));
+        const options o = parse(argc, argv);
+        switch (o.set) {
+        case figure_set::memory: return run_memory(o);
+        case figure_set::patents: return run_patents(o);
+        case figure_set::papers: break;
+        }
+        return run_papers(o);
     } catch (const usage_error& e) {
         std::fprintf(stderr, "scc_figures: %s\n%s", e.what(), usage_text);
         return 2;

@@ -522,4 +522,38 @@ TEST_CASE("SCC priced: in modelled-time order the memory controllers serve reque
     }
     CHECK(first.cycles_per_read > 1.25 * twelve.cycles_per_read);
 }
+TEST_CASE("SCC priced: scc_figures' MESH Figure 4, readers of one controller: flat to three, then linear",
+          "[scc][counted][priced][order]") {
+    auto at = [](taco::core_id readers, bool spread = false) {
+        return scc::uncached_read_cycles(scc::config{.cores = readers, .order = scc::core_order::modelled}, 300, spread);
+    };
+    const double one = at(1), three = at(3), six = at(6), twelve = at(12), twelve_spread = at(12, true);
+    INFO("cycles per read: 1 " << one << ", 3 " << three << ", 6 " << six << ", 12 " << twelve << "; 12 over four "
+                               << twelve_spread);
+    // A controller serves a read every 44 cycles (cost_model.hpp): three
+    // readers of ~140-cycle reads leave it idle part of the time, six keep
+    // it busy (6 x 44 = 264 a round), twelve twice as long.
+    CHECK(three == Approx(one).epsilon(0.02));
+    CHECK(six == Approx(6 * 44.0).epsilon(0.1));
+    CHECK(twelve == Approx(2 * six).epsilon(0.1));
+    CHECK(twelve_spread == Approx(one).epsilon(0.05)); // the paper: 12 cores fill the four
+}
+
+TEST_CASE("SCC priced: scc_figures' MESH Figure 5, the L2 flush routine: about 300 N + 7 500 cycles, 80 more a "
+          "modified line",
+          "[scc][counted][priced]") {
+    const scc::config cfg{.cores = 1};
+    const std::uint64_t one = scc::flush_cycles(cfg, 1), page = scc::flush_cycles(cfg, 128),
+                        page_modified = scc::flush_cycles(cfg, 128, true),
+                        whole = scc::flush_cycles(cfg, tacomesh::scc::l2_bytes / tacomesh::scc::line_bytes);
+    INFO("1 line " << one << ", 128 lines " << page << " (modified " << page_modified << "), whole L2 " << whole);
+    CHECK(double(one) == Approx(8000).epsilon(0.1));           // the paper: 8 000 for one line
+    CHECK(double(page) == Approx(47100).epsilon(0.1));         // 47 100 for a 4 KB page
+    CHECK(double(whole) == Approx(582000).epsilon(0.05));      // 582 000 for the whole cache
+    CHECK(double(page_modified - page) / 128 == Approx(80).epsilon(0.1)); // "around 80 additional cycles"
+    CHECK_THROWS_AS(scc::flush_cycles(cfg, (std::size_t(64) << 20) / tacomesh::scc::line_bytes + 1), std::invalid_argument);
+    scc::config unpriced = cfg;
+    unpriced.costs.price_memory = false; // nothing would be measured: refused, saying how to build
+    CHECK_THROWS_AS(scc::flush_cycles(unpriced, 1), std::invalid_argument);
+}
 #endif // TACOMESH_SCC_PRICED

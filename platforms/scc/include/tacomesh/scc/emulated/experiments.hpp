@@ -8,6 +8,21 @@
 //   reduce_cycles(cfg, rounds)      a reduce over one member per core, from core 0
 //                                   (Figure 4: 11 000 polling, 14 000 with hlt at 48 cores)
 //
+// and the MESH paper's two, the prices its controllers rest on:
+//
+//   uncached_read_cycles(cfg, reads, spread)
+//                                   every core reads uncached words of one memory
+//                                   controller (or of all four) back to back: the mean
+//                                   cycles of a read (Figure 4: flat to three readers,
+//                                   then linear)
+//   flush_cycles(cfg, lines, modified)
+//                                   the L2 flush routine over lines the core has read
+//                                   (or written) (Figure 5: about 300 N + 7 500; 47 100
+//                                   for a 4 KB page, 582 000 for the whole cache, a
+//                                   modified line about 80 more)
+//
+// The last two need memory priced (cost_model::price_memory, a program
+// built with tacomesh::scc_counted): without it they throw.
 // Each runs once before it is measured, so the channels' lines and the
 // tree's helpers are in place, as in the paper's averages of many rounds.
 #include <cstdint>
@@ -43,14 +58,14 @@ inline std::uint64_t round_trip_cycles(config cfg, int rounds) {
 
 /// Modelled cycles of one reduce (a sum) over a member on every core,
 /// started and finished on core 0. Throws if a sum comes out wrong.
-inline std::uint64_t reduce_cycles(config cfg, int rounds) {
+inline std::uint64_t reduce_cycles(config cfg, int rounds, taco::topology tree = taco::topology::binomial()) {
     std::uint64_t per_reduce = 0;
     bool wrong = false;
     const long cores = long(cfg.cores);
     taco::run(cfg, [&] {
         std::vector<taco::global_ptr<detail::reduce_member>> members;
         for (taco::core_id c = 0; c < cfg.cores; ++c) members.push_back(taco::new_on<detail::reduce_member>(c).get());
-        auto g = taco::make_group(std::span<const taco::global_ptr<detail::reduce_member>>(members));
+        auto g = taco::make_group(std::span<const taco::global_ptr<detail::reduce_member>>(members), tree);
         auto once = [&] {
             taco::future<long> sum;
             taco::reduce(g, taco::m2f(&detail::reduce_member::value), std::plus<long>{}, sum);
@@ -65,6 +80,78 @@ inline std::uint64_t reduce_cycles(config cfg, int rounds) {
     });
     if (wrong) throw std::logic_error("reduce_cycles: a reduce gave the wrong sum");
     return per_reduce;
+}
+
+namespace detail {
+inline void require_priced(const config& cfg, const char* what) {
+    if (!cfg.costs.price_memory || !default_price_memory)
+        throw std::invalid_argument(std::string(what) +
+                                    ": loads and stores are not priced here (build the program with the CMake "
+                                    "target tacomesh::scc_counted, outside the sanitizer builds, and leave "
+                                    "cost_model::price_memory on)");
+}
+/// `reads` uncached loads of NCM words `stride` bytes apart, round the
+/// region (the same logical addresses on every core); the mean cycles of one.
+inline double read_uncached(std::size_t stride, int reads) {
+    const std::span<std::byte> ncm = taco::detail::runtime().region(taco::memory_mode::non_cached);
+    const std::size_t bytes = ncm.size() / stride * stride;
+    if (bytes == 0) throw std::invalid_argument("uncached_read_cycles: config.non_cached_bytes holds no page");
+    const volatile std::byte* words = ncm.data();
+    const std::uint64_t before = cycles();
+    std::size_t at = 0;
+    for (int i = 0; i < reads; ++i) {
+        (void)words[at];
+        at = (at + stride) % bytes;
+    }
+    return double(cycles() - before) / double(reads > 0 ? reads : 1);
+}
+} // namespace detail
+
+/// MESH paper, Figure 4: each of cfg.cores cores reads `reads` uncached
+/// (NCM) words back to back, all of them held by memory controller 0, or,
+/// `spread`, by the four in turn; the mean cycles of a read over the cores.
+/// The words are a page apart, so that `spread` walks the controllers' interleave.
+inline double uncached_read_cycles(config cfg, int reads, bool spread = false) {
+    detail::require_priced(cfg, "uncached_read_cycles");
+    const memory_prices& m = cfg.costs.memory;
+    // One controller: a page, then the `controllers - 1` pages the others hold.
+    const std::size_t stride = spread ? m.interleave_bytes : m.interleave_bytes * m.controllers;
+    double sum = 0;
+    taco::run(cfg, [&] {
+        std::vector<taco::future<double>> others;
+        for (taco::core_id c = 1; c < cfg.cores; ++c) others.push_back(taco::call(c, &detail::read_uncached, stride, reads));
+        sum = detail::read_uncached(stride, reads);
+        for (auto& f : others) sum += f.get();
+    });
+    return sum / double(cfg.cores);
+}
+
+/// MESH paper, Figure 5: the cycles of the L2 flush routine (a write-back
+/// of DCM memory) over `lines` lines that the core has just read, or,
+/// `modified`, read and written. A range of a whole L2 or more flushes all of it.
+inline std::uint64_t flush_cycles(config cfg, std::size_t lines, bool modified = false) {
+    detail::require_priced(cfg, "flush_cycles");
+    cfg.cores = 1;
+    std::uint64_t cost = 0;
+    taco::run(cfg, [&] {
+        const std::span<std::byte> dcm = taco::detail::runtime().region(taco::memory_mode::cached);
+        const std::size_t bytes = lines * line_bytes;
+        if (bytes > dcm.size()) throw std::invalid_argument("flush_cycles: config.cached_bytes holds fewer lines");
+        volatile std::byte* p = dcm.data();
+        // A store that misses does not allocate a line (no write-allocate,
+        // section IV.A): a modified line is one read, then written. The
+        // store goes to another word of the line: the instrumentation
+        // reports one access per address between calls, and a store right
+        // after a load of the same bytes would not be seen.
+        for (std::size_t at = 0; at < bytes; at += line_bytes) {
+            (void)p[at];
+            if (modified) p[at + 4] = std::byte{1};
+        }
+        const std::uint64_t before = cycles();
+        taco::detail::runtime().write_back(dcm.data(), bytes);
+        cost = cycles() - before;
+    });
+    return cost;
 }
 
 /// The fit of cost_model::cycles_per_block, for the build that runs it.
