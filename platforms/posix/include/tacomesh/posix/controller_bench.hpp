@@ -32,7 +32,6 @@
 // The functions are static: readers and writers call them on their own
 // cores (in process mode, other processes). docs/tutorial.md, "Benchmarking
 // the controllers on your own type", walks through a complete program.
-#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -41,6 +40,7 @@
 #include <vector>
 
 #include <mesh/mesh.hpp>
+#include <mesh/traffic.hpp>
 #include <taco/paired_timing.hpp>
 #include <taco/usage_error.hpp>
 #include <tacomesh/posix.hpp>
@@ -61,13 +61,7 @@ struct workload {
 
 /// The user's side: the object, how to make it under a controller, what a
 /// writer changes and what a reader computes (the last round written).
-template <class W>
-concept traffic = requires { typename W::object; } &&
-                  requires(typename W::object& o, const typename W::object& c, std::size_t b, std::uint64_t r) {
-                      { W::template make<mesh::controllers::timestamp>() } -> std::same_as<mesh::sharing_ptr<typename W::object>>;
-                      W::write(o, b, r);
-                      { W::read(c) } -> std::convertible_to<std::uint64_t>;
-                  };
+using mesh::traffic;
 
 /// One controller in one mode.
 struct row {
@@ -89,36 +83,7 @@ struct result {
 
 namespace detail {
 
-template <class... C>
-struct controller_list {};
-using controllers = controller_list<mesh::controllers::noop, mesh::controllers::broadcast,
-                                    mesh::controllers::overlapped_broadcast, mesh::controllers::timestamp>;
-inline constexpr const char* controller_names[] = {"noop", "broadcast", "overlapped_broadcast", "timestamp"};
-inline constexpr std::size_t controller_count = 4;
-
-template <class W>
-void write_on(mesh::sharing_ptr<typename W::object> p, std::size_t bytes, std::uint64_t round) {
-    auto w = mesh::write(p);
-    W::write(*w, bytes, round);
-}
-template <class W>
-std::uint64_t read_on(mesh::sharing_ptr<typename W::object> p) {
-    return std::uint64_t(W::read(*mesh::read(p)));
-}
-inline std::uint64_t copied_here() {
-    const mesh::event_counts& e = mesh::events();
-    return e.written_back_bytes + e.invalidated_bytes;
-}
-inline std::uint64_t copied_everywhere() {
-    std::uint64_t sum = copied_here();
-    for (taco::core_id c = 1; c < taco::core_count(); ++c) sum += taco::sync(c, &copied_here);
-    return sum;
-}
-
-template <class W, class... C>
-std::vector<mesh::sharing_ptr<typename W::object>> make_all(controller_list<C...>) {
-    return {W::template make<C>()...};
-}
+using namespace mesh::detail::traffic;
 
 struct tally {
     std::uint64_t reads = 0, stale = 0, copied = 0, rounds = 0;
@@ -134,12 +99,7 @@ void run_mode(const workload& w, std::size_t baseline, bool copies, std::vector<
     std::vector<taco::future<std::uint64_t>> seen(w.readers);
 
     auto one_round = [&](std::size_t i) {
-        const object_ptr p = objects[i];
-        const std::uint64_t round = next_round[i]++;
-        write_on<W>(p, w.bytes_changed, round);
-        for (taco::core_id c = 1; c < w.writers; ++c) taco::sync(c, &write_on<W>, p, w.bytes_changed, round);
-        for (unsigned k = 0; k < w.readers; ++k) taco::async(taco::core_id(w.writers + k), taco::m2f(&read_on<W>, p), seen[k]);
-        for (unsigned k = 0; k < w.readers; ++k) tallies[i].stale += seen[k].get() != round;
+        tallies[i].stale += run_round<W>(objects[i], w.writers, w.readers, w.bytes_changed, next_round[i]++, seen);
         tallies[i].reads += w.readers;
         ++tallies[i].rounds;
     };
@@ -169,24 +129,13 @@ void run_mode(const workload& w, std::size_t baseline, bool copies, std::vector<
     for (object_ptr& p : objects) mesh::destroy_shared_object(p);
 }
 
-inline std::size_t controller_index(const std::string& name) {
-    for (std::size_t i = 0; i < controller_count; ++i)
-        if (name == controller_names[i]) return i;
-    throw taco::usage_error("controller_bench: the baseline \"" + name +
-                            "\" is not a controller; name one of noop, broadcast, overlapped_broadcast, timestamp");
-}
-
 } // namespace detail
 
 /// Time W's traffic under every controller, in the modes `w` asks for
 /// (each mode is one taco::run on writers + readers cores).
 template <class W>
 result run(const workload& w) {
-    static_assert(traffic<W>,
-                  "controller_bench::run<W>: W describes the traffic on your type: using object = T; "
-                  "template <class C> static mesh::sharing_ptr<T> make() (mesh::make_shared_object<T, C>(...)); "
-                  "static void write(T&, std::size_t bytes, std::uint64_t round) (change about `bytes` bytes and "
-                  "remember `round`); static std::uint64_t read(const T&) (the round the object shows)");
+    mesh::detail::traffic::check<W>();
     if (w.writers < 1) throw taco::usage_error("controller_bench: a workload needs at least 1 writer (core 0 is the first)");
     if (w.rounds < 1 || w.pairs < 1) throw taco::usage_error("controller_bench: rounds and pairs must be at least 1");
     if (!w.threads && !w.processes) throw taco::usage_error("controller_bench: neither threads nor processes asked for");
