@@ -25,6 +25,7 @@
 //
 //   scc_figures [--set papers|memory|patents] [--quick] [--json] [--order host|modelled]
 //               [--modularity-data DIR] [--rdf-data DIR] [--repeat N] [--graph FILE] [--moves N]
+//               [--in-process]
 //
 // --quick: fewer rounds of the round trip and the reduce (4 minutes on 2 host CPUs);
 // --json: one JSON object on stdout (the keys below), nothing else.
@@ -37,8 +38,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <map>
@@ -46,7 +49,13 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <vector>
+
+#include <malloc.h>
+#include <sys/personality.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <modularity/greedy.hpp>
 #include <modularity/variants.hpp>
@@ -67,7 +76,7 @@ enum class figure_set { papers, memory, patents };
 
 struct options {
     figure_set set = figure_set::papers;
-    bool quick = false, json = false;
+    bool quick = false, json = false, in_process = false;
     scc::core_order order = scc::core_order::modelled;
     std::string modularity_data = MODULARITY_DATA, rdf_data = RDF_DATA;
     std::optional<std::uint64_t> repeat; ///< RDF: the query list's copies in the pool
@@ -78,6 +87,7 @@ struct options {
 const char* usage_text =
     "usage: scc_figures [--set papers|memory|patents] [--quick] [--json] [--order host|modelled]\n"
     "                   [--modularity-data DIR] [--rdf-data DIR] [--repeat N] [--graph FILE] [--moves N]\n"
+    "                   [--in-process]\n"
     "  the CCI, MESH and RDF papers' 48-core figures on the emulated SCC, in modelled cycles\n"
     "  --set              papers (default): CCI Fig. 2 and 4, MESH Fig. 6, RDF Fig. 1;\n"
     "                     memory: MESH Fig. 4 and 5 (the controllers' queues, the L2 flush);\n"
@@ -91,7 +101,10 @@ const char* usage_text =
     "  --rdf-data         the directory of lubm1-inferred.nt.gz and queries/ (default: the repository's)\n"
     "  --repeat N         RDF: copies of the small-footprint queries in the task pool (default 100, as the paper)\n"
     "  --graph FILE       patents: the graph (default: cond-mat.graph.gz of --modularity-data)\n"
-    "  --moves N          patents: the moves measured (default 100; --quick 20; the paper: 500)\n";
+    "  --moves N          patents: the moves measured (default 100; --quick 20; the paper: 500)\n"
+    "  --in-process       run every experiment in this process, with address randomisation as the\n"
+    "                     system sets it (default: each in a child forked from the same state, without\n"
+    "                     randomisation, so that two runs give the same cycles)\n";
 
 std::uint64_t count(std::string_view option, const std::string& v) {
     char* end = nullptr;
@@ -118,6 +131,7 @@ options parse(int argc, char** argv) {
             else throw usage_error("--set " + v + ": papers, memory or patents");
         }
         else if (a == "--graph") o.graph = value();
+        else if (a == "--in-process") o.in_process = true;
         else if (a == "--json") o.json = true;
         else if (a == "--order") {
             const std::string v = value();
@@ -145,6 +159,107 @@ void note(const options& o, const char* fmt, A... a) {
     std::fflush(stderr);
 }
 
+// ---- repeatable runs ----
+//
+// Modelled-time order makes the cycles independent of the host's
+// scheduling, but loads and stores of private data are priced at their
+// host addresses, and which lines share a cache set moves with them: with
+// the addresses a run's heap and stacks get under address-space layout
+// randomisation, and with the heap's history (the blocks earlier runs
+// freed). Measured on one core's world trade (WT): 69.35-69.59 M cycles in
+// separate processes, 69.40-70.08 M in three runs in one process. So
+// scc_figures runs with randomisation off (it re-executes itself as
+// `setarch -R` would) and each experiment in a child process forked from
+// the same state, with an arena of malloc's per core thread and large
+// blocks taken from the arenas rather than mmap (no two threads'
+// allocations interleave in one arena, whose addresses are aligned to
+// 64 MB: a thread's blocks land at the same offsets in every run; core 0
+// too runs on a new thread, as the main arena holds what this process
+// allocated between the forks). Two runs then give the same cycles on one
+// core, and within about 0.1 % on many (some of the runtime's steps still
+// follow the host's order).
+
+/// Re-execute this program with address randomisation off, once; false if
+/// that cannot be done (the runs then vary a little, as before).
+bool without_randomisation(char** argv) {
+    const int current = personality(0xffffffff);
+    if (current == -1) return false;
+    if (current & ADDR_NO_RANDOMIZE) return true;
+    if (personality(static_cast<unsigned long>(current) | ADDR_NO_RANDOMIZE) == -1) return false;
+    execv("/proc/self/exe", argv); // returns only on failure
+    (void)personality(static_cast<unsigned long>(current));
+    return false;
+}
+
+bool in_process = false; ///< --in-process: every experiment in this process (to see what isolation buys)
+
+/// f() in a child forked from this process, its result copied back: every
+/// experiment starts from the same heap. Its exceptions become ours.
+template <class F>
+auto isolated(F&& f) -> std::invoke_result_t<F&> {
+    using R = std::invoke_result_t<F&>;
+    static_assert(std::is_trivially_copyable_v<R> && std::is_default_constructible_v<R>,
+                  "isolated: a result comes back as its bytes");
+    if (in_process) return f();
+    int fds[2];
+    if (pipe(fds) != 0) throw std::runtime_error("scc_figures: pipe() failed");
+    std::fflush(nullptr); // nothing buffered twice
+    const pid_t child = fork();
+    if (child < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        throw std::runtime_error("scc_figures: fork() failed");
+    }
+    if (child == 0) {
+        close(fds[0]);
+        mallopt(M_ARENA_MAX, 8 * int(tacomesh::scc::max_cores)); // an arena per core thread
+        // Large blocks from the arenas too, not from mmap: mmap's addresses
+        // follow the order in which the threads ask, the host's.
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);
+        std::string out(1, '\1');
+        // On a thread of its own, so that core 0 (the thread that calls
+        // taco::run) allocates from a fresh arena, not from the main one,
+        // which holds what this process allocated since the last fork.
+        std::thread([&] {
+            try {
+                const R r = f();
+                out.append(reinterpret_cast<const char*>(&r), sizeof r);
+            } catch (const std::exception& e) {
+                out = std::string(1, '\0') + e.what();
+            } catch (...) {
+                out = std::string(1, '\0') + "an exception that is no std::exception";
+            }
+        }).join();
+        for (std::size_t at = 0; at < out.size();) {
+            const ssize_t n = write(fds[1], out.data() + at, out.size() - at);
+            if (n <= 0) _exit(3);
+            at += std::size_t(n);
+        }
+        _exit(0); // no atexit handlers, no buffers of the parent's flushed again
+    }
+    close(fds[1]);
+    std::string in;
+    char buffer[4096];
+    for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) != 0;) {
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        in.append(buffer, std::size_t(n));
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+    if (!in.empty() && in[0] == '\0') throw std::runtime_error(in.substr(1));
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || in.size() != 1 + sizeof(R))
+        throw std::runtime_error(WIFSIGNALED(status) ? "an experiment's process died of signal " +
+                                                           std::to_string(WTERMSIG(status))
+                                                     : std::string("an experiment's process gave no result"));
+    R r;
+    std::memcpy(&r, in.data() + 1, sizeof r);
+    return r;
+}
+
 // ---- the experiments ----
 
 /// The chip's prices with cycles_per_block fitted to the round trip in this
@@ -158,21 +273,37 @@ scc::config chip(taco::core_id cores, scc::idle_policy idle = scc::idle_policy::
 /// The greedy search, compiled here rather than taken from the modularity
 /// library: its code runs on the emulated cores and must be counted
 /// (tacomesh::scc_counted), and only the Broadcast variants are needed.
+/// What the figures need of a search (its result's vectors stay in the child).
+struct search_run {
+    std::uint64_t steps = 0, ticks = 0;
+    std::uint64_t order_timeouts = 0; ///< waits that went ahead out of modelled order (the cycles then follow the host)
+};
+
 template <mesh::map_memory G, mesh::map_memory M>
-modularity::greedy_result greedy_on(const modularity::graph_data& g, taco::core_id cores,
-                                    std::optional<std::uint64_t> moves) {
-    modularity::greedy_result r;
-    taco::run(chip(cores), [&] {
-        // The steps' modelled cycles, without building the graph in shared memory.
-        r = modularity::greedy_search<G, M, mesh::controllers::broadcast>(g, {.max_steps = moves, .progress = {}, .ticks = &scc::cycles});
+search_run greedy_on(const modularity::graph_data& g, taco::core_id cores, std::optional<std::uint64_t> moves) {
+    return isolated([&] {
+        search_run out;
+        scc::run_report report;
+        scc::config cfg = chip(cores);
+        cfg.report = &report;
+        taco::run(cfg, [&] {
+            // The steps' modelled cycles, without building the graph in shared memory.
+            const modularity::greedy_result r = modularity::greedy_search<G, M, mesh::controllers::broadcast>(
+                g, {.max_steps = moves, .progress = {}, .ticks = &scc::cycles});
+            out = {r.steps, r.ticks, 0};
+        });
+        out.order_timeouts = report.order_timeouts;
+        if (out.order_timeouts)
+            std::fprintf(stderr, "scc_figures: %llu wait(s) at %u cores went ahead of the modelled order\n",
+                         (unsigned long long)out.order_timeouts, unsigned(cores));
+        return out;
     });
-    return r;
 }
 
 /// The greedy search with one of the paper's map variants (to convergence,
 /// or `moves` moves).
-modularity::greedy_result search(const modularity::graph_data& g, modularity::maps_kind maps, taco::core_id cores,
-                                 std::optional<std::uint64_t> moves = {}) {
+search_run search(const modularity::graph_data& g, modularity::maps_kind maps, taco::core_id cores,
+                  std::optional<std::uint64_t> moves = {}) {
     using mesh::map_memory;
     using modularity::maps_kind;
     return maps == maps_kind::dcm   ? greedy_on<map_memory::dcm, map_memory::dcm>(g, cores, moves)
@@ -182,7 +313,7 @@ modularity::greedy_result search(const modularity::graph_data& g, modularity::ma
 }
 
 std::uint64_t world_trade(const modularity::graph_data& g, modularity::maps_kind maps, taco::core_id cores) {
-    const modularity::greedy_result r = search(g, maps, cores);
+    const search_run r = search(g, maps, cores);
     if (r.steps != 63 && r.steps != 64)
         throw std::runtime_error("world trade took " + std::to_string(r.steps) +
                                  " moves, not the paper's 64 (63 and a last that finds none to make)");
@@ -191,6 +322,7 @@ std::uint64_t world_trade(const modularity::graph_data& g, modularity::maps_kind
 
 std::uint64_t rdf_task(rdf::store& s, const std::vector<std::string>& queries, taco::core_id cores,
                        std::uint64_t repeat) {
+    return isolated([&] {
     std::uint64_t cycles = 0;
     scc::run_report report;
     scc::config cfg = chip(cores);
@@ -213,6 +345,7 @@ std::uint64_t rdf_task(rdf::store& s, const std::vector<std::string>& queries, t
                          (unsigned long long)m.dram_writes, (unsigned long long)m.write_backs, (unsigned long long)m.queued_cycles);
         }
     return cycles;
+    });
 }
 
 /// The RDF paper's ST model (section IV.E.1): the queries of small I/O
@@ -307,6 +440,7 @@ void print_tables(const figures& f) {
     std::printf("\nmodelled cycles of two identical runs differ by at most %.2f%%\n", 100 * f.spread);
 }
 
+
 double relative_difference(double a, double b) { return a == b ? 0 : std::abs(a - b) / std::max(a, b); }
 
 /// Every set's first step: the price of a block, fitted to the round trip
@@ -317,7 +451,7 @@ void calibrate(const options& o) {
          o.order == scc::core_order::modelled ? "in modelled-time order" : "as the host schedules them");
 
     note(o, "calibration: the price of a counted block from the round trip ...\n");
-    const scc::calibration cal = scc::calibrated();
+    const scc::calibration cal = isolated([] { return scc::calibrated(); });
     costs = cal.costs;
     order = o.order;
     note(o, "  without computation %llu / %llu cycles polling / halting, %.0f / %.0f blocks on the path: "
@@ -334,20 +468,21 @@ int run_memory(const options& o) {
     note(o, "MESH paper, Figure 4: uncached reads, mean cycles of one (paper: flat to 3 readers of a "
             "controller, then linear; 12 cores fill the four)\n  readers  one controller  four controllers\n");
     for (taco::core_id n : {1u, 2u, 3u, 4u, 5u, 6u, 8u, 10u, 12u, 16u, 24u, 32u, 48u}) {
-        one[n] = scc::uncached_read_cycles(chip(n), reads);
-        four[n] = scc::uncached_read_cycles(chip(n), reads, true);
+        one[n] = isolated([&] { return scc::uncached_read_cycles(chip(n), reads); });
+        four[n] = isolated([&] { return scc::uncached_read_cycles(chip(n), reads, true); });
         note(o, "  %7u  %14.1f  %16.1f\n", n, one[n], four[n]);
     }
     std::map<std::uint64_t, std::uint64_t> clean, modified;
     note(o, "MESH paper, Figure 5: the L2 flush routine (paper: about 300 N + 7 500 cycles for N lines, 47 100 "
             "for a 4 KB page, 582 000 for the whole cache, a modified line about 80 more)\n  lines  clean  modified\n");
     for (std::uint64_t n : {1u, 2u, 4u, 8u, 16u, 32u, 64u, 128u}) {
-        clean[n] = scc::flush_cycles(chip(1), n);
-        modified[n] = scc::flush_cycles(chip(1), n, true);
+        clean[n] = isolated([&] { return scc::flush_cycles(chip(1), n); });
+        modified[n] = isolated([&] { return scc::flush_cycles(chip(1), n, true); });
         note(o, "  %5llu  %6llu  %8llu\n", (unsigned long long)n, (unsigned long long)clean[n],
              (unsigned long long)modified[n]);
     }
-    const std::uint64_t whole = scc::flush_cycles(chip(1), tacomesh::scc::l2_bytes / tacomesh::scc::line_bytes);
+    const std::uint64_t whole =
+        isolated([] { return scc::flush_cycles(chip(1), tacomesh::scc::l2_bytes / tacomesh::scc::line_bytes); });
     note(o, "  whole cache (%zu lines): %llu\n", tacomesh::scc::l2_bytes / tacomesh::scc::line_bytes, (unsigned long long)whole);
     if (o.json)
         std::printf("{\"mesh_fig4_read_cycles\": {\"one_controller\": %s,\n"
@@ -373,13 +508,19 @@ int run_patents(const options& o) {
     std::map<std::string, std::map<taco::core_id, std::uint64_t>> cycles;
     for (modularity::maps_kind m : modularity::all_maps)
         for (taco::core_id n : counts) {
-            const modularity::greedy_result r = search(g, m, n, moves);
+            const search_run r = search(g, m, n, moves);
             if (r.steps != moves)
                 throw std::runtime_error(file + " converged after " + std::to_string(r.steps) + " moves, before the " +
                                          std::to_string(moves) + " asked for: ask for fewer (--moves)");
             cycles[modularity::name(m)][n] = r.ticks;
             note(o, "  %s %u: %llu cycles\n", modularity::name(m), n, (unsigned long long)r.ticks);
         }
+    // Repeatable runs (above): the baseline and the largest run again.
+    const taco::core_id most = counts.back();
+    const double spread = std::max(
+        relative_difference(double(cycles["dcm"][1]), double(search(g, modularity::maps_kind::dcm, 1, moves).ticks)),
+        relative_difference(double(cycles["mix"][most]),
+                            double(search(g, modularity::maps_kind::mix, most, moves).ticks)));
     std::map<std::string, std::map<taco::core_id, double>> speedup;
     const double baseline = double(cycles["dcm"][1]);
     for (const auto& [v, row] : cycles)
@@ -393,7 +534,7 @@ int run_patents(const options& o) {
             s += std::string(first ? "" : ",\n                     ") + "\"" + v + "\": " + object(speedup.at(v));
             first = false;
         }
-        std::fputs((s + "}}\n").c_str(), stdout);
+        std::fputs((s + "},\n \"modelled_cycles_spread\": " + number(spread) + "}\n").c_str(), stdout);
     } else {
         std::printf("MESH paper, Figure 7 (stand-in: %s, %llu moves): speed-up against 1-core DCM\n", file.c_str(),
                     (unsigned long long)moves);
@@ -402,6 +543,7 @@ int run_patents(const options& o) {
             for (const auto& [n, x] : row) std::printf("  %u: %.2f", n, x);
             std::printf("\n");
         }
+        std::printf("modelled cycles of two identical runs differ by %.2f%%\n", 100 * spread);
     }
     return 0;
 }
@@ -412,17 +554,23 @@ int run_papers(const options& o) {
     const int rounds = o.quick ? 100 : 1000, reduce_rounds = o.quick ? 10 : 100;
     calibrate(o);
 
+    auto round_trip = [&](scc::idle_policy idle) {
+        return isolated([&] { return scc::round_trip_cycles(chip(2, idle), rounds); });
+    };
+    auto reduce = [&](taco::core_id n, scc::idle_policy idle) {
+        return isolated([&] { return scc::reduce_cycles(chip(n, idle), reduce_rounds); });
+    };
     note(o, "round trip ...\n");
-    f.round_trip_poll = scc::round_trip_cycles(chip(2), rounds);
-    f.round_trip_halt = scc::round_trip_cycles(chip(2, scc::idle_policy::halt), rounds);
+    f.round_trip_poll = round_trip(scc::idle_policy::poll);
+    f.round_trip_halt = round_trip(scc::idle_policy::halt);
     f.spread = std::max(f.spread,
-                        relative_difference(double(f.round_trip_poll), double(scc::round_trip_cycles(chip(2), rounds))));
+                        relative_difference(double(f.round_trip_poll), double(round_trip(scc::idle_policy::poll))));
 
     note(o, "reduce ...\n");
-    for (taco::core_id n : {2u, 4u, 8u, 16u, 32u, 48u}) f.reduce_poll[n] = scc::reduce_cycles(chip(n), reduce_rounds);
-    f.reduce48_halt = scc::reduce_cycles(chip(48, scc::idle_policy::halt), reduce_rounds);
-    f.spread = std::max(f.spread, relative_difference(double(f.reduce_poll[48]),
-                                                      double(scc::reduce_cycles(chip(48), reduce_rounds))));
+    for (taco::core_id n : {2u, 4u, 8u, 16u, 32u, 48u}) f.reduce_poll[n] = reduce(n, scc::idle_policy::poll);
+    f.reduce48_halt = reduce(48, scc::idle_policy::halt);
+    f.spread = std::max(f.spread,
+                        relative_difference(double(f.reduce_poll[48]), double(reduce(48, scc::idle_policy::poll))));
 
     note(o, "world trade ...\n");
     const modularity::graph_data g = modularity::read_graph(o.modularity_data + "/WorldImport1999.el");
@@ -465,6 +613,9 @@ int run_papers(const options& o) {
 int main(int argc, char** argv) {
     try {
         const options o = parse(argc, argv);
+        in_process = o.in_process;
+        if (!o.in_process && !without_randomisation(argv))
+            note(o, "scc_figures: could not turn address randomisation off (personality): runs may differ a little\n");
         switch (o.set) {
         case figure_set::memory: return run_memory(o);
         case figure_set::patents: return run_patents(o);

@@ -170,7 +170,7 @@ struct calibration {
 inline calibration calibrated(cost_model base = {}, int rounds = 200) {
     calibration c;
     auto trip = [&](idle_policy idle, compute_model m, double per_block) {
-        config cfg{.cores = 2, .idle = idle, .costs = base};
+        config cfg{.cores = 2, .idle = idle, .costs = base, .order = core_order::modelled};
         cfg.costs.compute = m;
         cfg.costs.cycles_per_block = per_block;
         return round_trip_cycles(cfg, rounds);
