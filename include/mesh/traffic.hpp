@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <mesh/controllers/broadcast.hpp>
 #include <mesh/controllers/noop.hpp>

@@ -265,8 +265,11 @@ struct collective_ops {
             return;
         }
         using helper = reduce_helper<R, Comb, Sink>;
-        const auto [h, id] = helper_pool<helper>::acquire();
-        h->init(id, std::uint32_t(n.children.size() + 1), comb, sink);
+        // Not a structured binding: the lambdas below capture h (clang 14
+        // refuses to capture a binding).
+        const typename helper_pool<helper>::lease lease = helper_pool<helper>::acquire();
+        helper* const h = lease.helper;
+        h->init(lease.id, std::uint32_t(n.children.size() + 1), comb, sink);
         for (const auto& c : n.children)
             async(c.node, &collective_ops::reduce<Call, Comb, helper_link<R>, Discard, How>, call, comb,
                   h->link(c.slot), how);

@@ -1,12 +1,14 @@
 #pragma once
-// The CCI paper's two micro-benchmarks on the emulated chip, in modelled
-// cycles: what the cost model is calibrated on (cost_model.hpp) and what
-// scc_figures and the benchmarks report.
+// The papers' micro-benchmarks on the emulated chip, in modelled cycles:
+// what the cost model is calibrated on (cost_model.hpp) and what
+// scc_figures and the benchmarks report. The CCI paper's two:
 //
 //   round_trip_cycles(cfg, rounds)  a sync call from core 0 to core 1 and back
 //                                   (CCI paper, Figure 2: ~2 000 polling, ~3 000 with hlt)
-//   reduce_cycles(cfg, rounds)      a reduce over one member per core, from core 0
-//                                   (Figure 4: 11 000 polling, 14 000 with hlt at 48 cores)
+//   reduce_cycles(cfg, rounds[, tree])
+//                                   a reduce over one member per core, from core 0, on a
+//                                   binomial tree or the one given (Figure 4: 11 000
+//                                   polling, 14 000 with hlt at 48 cores)
 //
 // and the MESH paper's two, the prices its controllers rest on:
 //
@@ -23,12 +25,15 @@
 //
 // The last two need memory priced (cost_model::price_memory, a program
 // built with tacomesh::scc_counted): without it they throw.
-// Each runs once before it is measured, so the channels' lines and the
-// tree's helpers are in place, as in the paper's averages of many rounds.
+//
+// The CCI paper's two run once before they are measured, so the channels'
+// lines and the tree's helpers are in place, as in the paper's averages of
+// many rounds.
 #include <cstdint>
 #include <functional>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <taco/taco.hpp>
