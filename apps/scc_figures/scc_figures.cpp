@@ -23,9 +23,14 @@
 //                   here cond-mat, 16 726 vertices, --graph and --moves to
 //                   change), DCM, NCM, WT and Mix: speed-up against 1-core DCM
 //
-//   scc_figures [--set papers|memory|patents] [--quick] [--json] [--order host|modelled]
+//   --set beyond    the same chip made bigger (emulated::grid: --mesh, default
+//                   16x8 and 32x16 tiles of two cores, 256 and 1024 cores):
+//                   the reduce over all cores, world trade and the RDF task
+//                   pool on all of them, beside the SCC's 48
+//
+//   scc_figures [--set papers|memory|patents|beyond] [--quick] [--json] [--order host|modelled]
 //               [--modularity-data DIR] [--rdf-data DIR] [--repeat N] [--graph FILE] [--moves N]
-//               [--in-process]
+//               [--mesh XxY[,XxY...]] [--in-process]
 //
 // --quick: fewer rounds of the round trip and the reduce (4 minutes on 2 host CPUs);
 // --json: one JSON object on stdout (the keys below), nothing else.
@@ -72,7 +77,7 @@ struct usage_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-enum class figure_set { papers, memory, patents };
+enum class figure_set { papers, memory, patents, beyond };
 
 struct options {
     figure_set set = figure_set::papers;
@@ -82,12 +87,13 @@ struct options {
     std::optional<std::uint64_t> repeat; ///< RDF: the query list's copies in the pool
     std::string graph;                   ///< --set patents (default: cond-mat from modularity_data)
     std::optional<std::uint64_t> moves;  ///< --set patents
+    std::vector<tacomesh::scc::chip_shape> meshes; ///< --set beyond (empty: 16x8 and 32x16)
 };
 
 const char* usage_text =
-    "usage: scc_figures [--set papers|memory|patents] [--quick] [--json] [--order host|modelled]\n"
+    "usage: scc_figures [--set papers|memory|patents|beyond] [--quick] [--json] [--order host|modelled]\n"
     "                   [--modularity-data DIR] [--rdf-data DIR] [--repeat N] [--graph FILE] [--moves N]\n"
-    "                   [--in-process]\n"
+    "                   [--mesh XxY[,XxY...]] [--in-process]\n"
     "  the CCI, MESH and RDF papers' 48-core figures on the emulated SCC, in modelled cycles\n"
     "  --set              papers (default): CCI Fig. 2 and 4, MESH Fig. 6, RDF Fig. 1;\n"
     "                     memory: MESH Fig. 4 and 5 (the controllers' queues, the L2 flush);\n"
@@ -102,6 +108,8 @@ const char* usage_text =
     "  --repeat N         RDF: copies of the small-footprint queries in the task pool (default 100, as the paper)\n"
     "  --graph FILE       patents: the graph (default: cond-mat.graph.gz of --modularity-data)\n"
     "  --moves N          patents: the moves measured (default 100; --quick 20; the paper: 500)\n"
+    "  --mesh XxY[xC],... beyond: the chips, X x Y tiles of C cores (default 2), the MPB per core and\n"
+    "                     the memory controllers as emulated::grid sizes them (default 16x8,32x16)\n"
     "  --in-process       run every experiment in this process, with address randomisation as the\n"
     "                     system sets it (default: each in a child forked from the same state, without\n"
     "                     randomisation, so that two runs give the same cycles)\n";
@@ -112,6 +120,29 @@ std::uint64_t count(std::string_view option, const std::string& v) {
     if (v.empty() || *end || v[0] == '-' || n == 0 || n > 100000)
         throw usage_error(std::string(option) + " " + v + ": a whole number from 1 to 100000");
     return n;
+}
+
+/// --mesh: "16x8,32x16x2".
+std::vector<tacomesh::scc::chip_shape> meshes(const std::string& v) {
+    std::vector<tacomesh::scc::chip_shape> out;
+    std::size_t at = 0;
+    while (at <= v.size()) {
+        const std::size_t end = std::min(v.find(',', at), v.size());
+        const std::string one = v.substr(at, end - at);
+        unsigned x = 0, y = 0, c = tacomesh::scc::cores_per_tile;
+        char tail = 0;
+        const int n = std::sscanf(one.c_str(), "%ux%u%c", &x, &y, &tail);
+        if (n == 3 && (tail != 'x' || std::sscanf(one.c_str(), "%ux%ux%u%c", &x, &y, &c, &tail) != 3))
+            throw usage_error("--mesh " + one + ": X x Y tiles, as 16x8, or 16x8x2 with the cores per tile");
+        if (n < 2 || x == 0 || y == 0 || c == 0 || x > 1024 || y > 1024 || c > 64)
+            throw usage_error("--mesh " + one + ": X x Y tiles, as 16x8, or 16x8x2 with the cores per tile");
+        const tacomesh::scc::chip_shape shape = scc::grid(x, y, c);
+        if (const std::string e = scc::shape_error(shape, shape.cores()); !e.empty())
+            throw usage_error("--mesh " + one + ": " + e);
+        out.push_back(shape);
+        at = end + 1;
+    }
+    return out;
 }
 
 options parse(int argc, char** argv) {
@@ -128,9 +159,11 @@ options parse(int argc, char** argv) {
             if (v == "papers") o.set = figure_set::papers;
             else if (v == "memory") o.set = figure_set::memory;
             else if (v == "patents") o.set = figure_set::patents;
-            else throw usage_error("--set " + v + ": papers, memory or patents");
+            else if (v == "beyond") o.set = figure_set::beyond;
+            else throw usage_error("--set " + v + ": papers, memory, patents or beyond");
         }
         else if (a == "--graph") o.graph = value();
+        else if (a == "--mesh") o.meshes = meshes(value());
         else if (a == "--in-process") o.in_process = true;
         else if (a == "--json") o.json = true;
         else if (a == "--order") {
@@ -266,8 +299,9 @@ auto isolated(F&& f) -> std::invoke_result_t<F&> {
 /// build (run() sets it first): every experiment's configuration.
 scc::cost_model costs{};
 scc::core_order order = scc::core_order::modelled; ///< --order
+tacomesh::scc::chip_shape shape{}; ///< the chip the experiments run on (--set beyond changes it)
 scc::config chip(taco::core_id cores, scc::idle_policy idle = scc::idle_policy::poll) {
-    return {.cores = cores, .idle = idle, .costs = costs, .order = order};
+    return {.cores = cores, .shape = shape, .idle = idle, .costs = costs, .order = order};
 }
 
 /// The greedy search, compiled here rather than taken from the modularity
@@ -548,6 +582,87 @@ int run_patents(const options& o) {
     return 0;
 }
 
+/// --set beyond: the SCC made bigger, the same cores, caches and prices
+/// (emulated::grid): what the reduce, world trade and the RDF task pool
+/// would give on all of a 256- or 1024-core chip's cores.
+int run_beyond(const options& o) {
+    calibrate(o);
+    const std::vector<tacomesh::scc::chip_shape> chips =
+        o.meshes.empty() ? std::vector{scc::grid(16, 8), scc::grid(32, 16)} : o.meshes;
+    const int reduce_rounds = o.quick ? 10 : 100;
+    const modularity::graph_data g = modularity::read_graph(o.modularity_data + "/WorldImport1999.el");
+    rdf::store s;
+    s.load_file(o.rdf_data + "/lubm1-inferred.nt.gz");
+    const std::vector<std::string> queries = small_footprint(o, s, rdf::lubm_queries(o.rdf_data));
+    // As many queries per worker as the paper's pool gave 47 workers: with
+    // the paper's 100 copies, 1023 workers would wait for the pool's tail.
+    const std::uint64_t per_48 = o.repeat.value_or(paper_repeat);
+    struct row {
+        tacomesh::scc::chip_shape chip;
+        std::uint64_t reduce = 0, repeat = 0;
+        std::map<std::string, double> worldtrade;
+        double rdf = 0;
+    };
+    std::vector<row> rows;
+    const std::uint64_t trade_base = world_trade(g, modularity::maps_kind::dcm, 1);
+    std::map<std::uint64_t, std::uint64_t> rdf_base; // per pool size: 1 core's cycles
+    std::vector<tacomesh::scc::chip_shape> all{tacomesh::scc::chip_shape{}};
+    all.insert(all.end(), chips.begin(), chips.end());
+    for (const tacomesh::scc::chip_shape& c : all) {
+        shape = c;
+        const taco::core_id n = c.cores();
+        row r;
+        r.chip = c;
+        note(o, "%u x %u tiles, %u cores, %zu bytes of MPB per core, %u memory controllers:\n", c.mesh_x, c.mesh_y, n,
+             c.mpb_bytes, c.controllers);
+        r.reduce = isolated([&] { return scc::reduce_cycles(chip(n), reduce_rounds); });
+        note(o, "  reduce over %u cores: %llu cycles\n", n, (unsigned long long)r.reduce);
+        for (modularity::maps_kind m : modularity::all_maps) {
+            const std::uint64_t t = world_trade(g, m, n);
+            r.worldtrade[modularity::name(m)] = double(trade_base) / double(t);
+            note(o, "  world trade %s: %llu cycles, %.2fx\n", modularity::name(m), (unsigned long long)t,
+                 r.worldtrade[modularity::name(m)]);
+        }
+        r.repeat = std::max<std::uint64_t>(1, (per_48 * (n - 1) + 46) / 47);
+        shape = tacomesh::scc::chip_shape{};
+        if (!rdf_base.count(r.repeat)) rdf_base[r.repeat] = rdf_task(s, queries, 1, r.repeat);
+        shape = c;
+        const std::uint64_t t = rdf_task(s, queries, n, r.repeat);
+        r.rdf = double(rdf_base[r.repeat]) / double(t);
+        note(o, "  RDF task pool (%llu copies of %zu queries): %llu cycles, %.2fx\n", (unsigned long long)r.repeat,
+             queries.size(), (unsigned long long)t, r.rdf);
+        rows.push_back(r);
+    }
+    if (o.json) {
+        std::string out = "{\"beyond\": [";
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const row& r = rows[i];
+            out += std::string(i ? ",\n            " : "") + "{\"mesh\": \"" + std::to_string(r.chip.mesh_x) + "x" +
+                   std::to_string(r.chip.mesh_y) + "\", \"cores\": " + std::to_string(r.chip.cores()) +
+                   ", \"mpb_bytes\": " + std::to_string(r.chip.mpb_bytes) +
+                   ", \"controllers\": " + std::to_string(r.chip.controllers) +
+                   ", \"reduce_cycles_polling\": " + std::to_string(r.reduce) + ", \"worldtrade_speedup\": {";
+            bool first = true;
+            for (const char* v : {"dcm", "ncm", "wt", "mix"}) {
+                out += std::string(first ? "" : ", ") + "\"" + v + "\": " + number(r.worldtrade.at(v));
+                first = false;
+            }
+            out += "}, \"rdf_task_copies\": " + std::to_string(r.repeat) +
+                   ", \"rdf_task_speedup\": " + number(r.rdf) + "}";
+        }
+        std::fputs((out + "]}\n").c_str(), stdout);
+    } else {
+        std::printf("The SCC made bigger (same cores, caches, prices; the mesh's distance priced):\n"
+                    "  mesh     cores  MPB/core  controllers  reduce (cycles)  world trade DCM / NCM / WT / Mix   RDF tasks\n");
+        for (const row& r : rows)
+            std::printf("  %2ux%-2u  %6u  %8zu  %11u  %15llu  %6.2f / %5.2f / %5.2f / %5.2f   %6.2f (%llu copies)\n",
+                        r.chip.mesh_x, r.chip.mesh_y, r.chip.cores(), r.chip.mpb_bytes, r.chip.controllers,
+                        (unsigned long long)r.reduce, r.worldtrade.at("dcm"), r.worldtrade.at("ncm"),
+                        r.worldtrade.at("wt"), r.worldtrade.at("mix"), r.rdf, (unsigned long long)r.repeat);
+    }
+    return 0;
+}
+
 /// The default set: the figures the issue's JSON object names.
 int run_papers(const options& o) {
     figures f;
@@ -619,6 +734,7 @@ int main(int argc, char** argv) {
         switch (o.set) {
         case figure_set::memory: return run_memory(o);
         case figure_set::patents: return run_patents(o);
+        case figure_set::beyond: return run_beyond(o);
         case figure_set::papers: break;
         }
         return run_papers(o);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include <tacomesh/scc/emulated/chip.hpp>
 #include <tacomesh/scc/emulated/memory_model.hpp>
 
 namespace emu = tacomesh::scc::emulated;
@@ -158,9 +159,18 @@ TEST_CASE("SCC memory model: a request late in host order still finds the slot i
 }
 
 TEST_CASE("SCC memory model: each quadrant's cores keep private memory at their own controller", "[scc][memory-model]") {
-    using emu::core_memory;
-    CHECK(core_memory::controller_of_core(0, 4) == 0);  // tile (0, 0)
-    CHECK(core_memory::controller_of_core(11, 4) == 1); // tile 5: (5, 0)
-    CHECK(core_memory::controller_of_core(24, 4) == 2); // tile 12: (0, 2)
-    CHECK(core_memory::controller_of_core(47, 4) == 3); // tile 23: (5, 3)
+    const tacomesh::scc::chip_shape scc{};
+    CHECK(scc.controller_of(0) == 0);  // tile (0, 0)
+    CHECK(scc.controller_of(11) == 1); // tile 5: (5, 0)
+    CHECK(scc.controller_of(24) == 2); // tile 12: (0, 2)
+    CHECK(scc.controller_of(47) == 3); // tile 23: (5, 3)
+    // A bigger mesh splits each half into as many runs of tiles as its edge
+    // has controllers, each run the same size: 16 x 8 tiles, 16 controllers.
+    const tacomesh::scc::chip_shape big = emu::grid(16, 8);
+    REQUIRE(big.controllers == 16);
+    std::vector<int> per_controller(big.controllers);
+    for (tacomesh::scc::core_index c = 0; c < big.cores(); ++c) ++per_controller.at(big.controller_of(c));
+    for (int n : per_controller) CHECK(n == 16);
+    CHECK(big.controller_of(0) == 0);
+    CHECK(big.controller_of(big.cores() - 1) == big.controllers - 1);
 }

@@ -10,8 +10,10 @@
 #include <cstdint>
 #include <cstring>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include <tacomesh/scc/emulated/chip.hpp>
 #include <tacomesh/scc/emulated/hardware.hpp>
 #include <tacomesh/scc/mpb_channel.hpp>
 
@@ -43,11 +45,18 @@ std::vector<std::uint64_t> receive(channels& ch) {
 } // namespace
 
 TEST_CASE("SCC channels: messages arrive once, in order, and full slots refuse the next", "[scc][channel]") {
-    CHECK(channels::slots_per_sender(48) == 1); // the MPB split 48 ways
-    CHECK(channels::slots_per_sender(2) == 24);
-    for (const core_index cores : {core_index(2), core_index(48)}) {
+    using tacomesh::scc::mpb_layout;
+    CHECK(mpb_layout::of(48, 48, 8192).depth == 1); // the MPB split 48 ways
+    CHECK(mpb_layout::of(2, 48, 8192).depth == 24);
+    // A bigger chip's MPB (emulated::grid) holds a slot per sender too.
+    const tacomesh::scc::chip_shape big = emu::grid(32, 16);
+    CHECK(mpb_layout::of(1024, 1024, big.mpb_bytes).depth == 1);
+    CHECK(!mpb_layout::of(1024, 1024, 8192).fits());
+    for (const auto& [cores, shape] : {std::pair{core_index(2), tacomesh::scc::chip_shape{}},
+                                       std::pair{core_index(48), tacomesh::scc::chip_shape{}},
+                                       std::pair{core_index(256), emu::grid(16, 8)}}) {
         INFO(cores << " cores");
-        emu::chip chip(cores);
+        emu::chip chip(cores, std::size_t(1) << 20, {}, shape);
         emu::hardware ha(chip, 0), hb(chip, 1);
         channels a(ha), b(hb);
         const std::uint32_t depth = a.depth();
@@ -156,12 +165,17 @@ TEST_CASE("SCC channels: a poll at 48 cores reads the senders' flags, then only 
 
 TEST_CASE("SCC channels: the spare bytes below the flags, MESH's on-chip memory, are never written",
           "[scc][channel]") {
+    using tacomesh::scc::mpb_layout;
     for (core_index cores = 1; cores <= 48; ++cores)
-        CHECK(channels::flag_offset - channels::spare_offset(cores) >= channels::min_spare_bytes);
-    for (const core_index cores : {core_index(2), core_index(7), core_index(48)}) {
+        CHECK(mpb_layout::of(cores, 48, 8192).spare_bytes() >= mpb_layout::min_spare_bytes);
+    for (const auto& [cores, shape] : {std::pair{core_index(2), tacomesh::scc::chip_shape{}},
+                                       std::pair{core_index(7), tacomesh::scc::chip_shape{}},
+                                       std::pair{core_index(48), tacomesh::scc::chip_shape{}},
+                                       std::pair{core_index(256), emu::grid(16, 8)}}) {
         INFO(cores << " cores");
-        const std::size_t spare = channels::spare_offset(cores);
-        emu::chip chip(cores);
+        const mpb_layout layout = mpb_layout::of(cores, shape.cores(), shape.mpb_bytes);
+        const std::size_t spare = layout.spare_offset;
+        emu::chip chip(cores, std::size_t(1) << 20, {}, shape);
         // The last sender's last slot is the highest the channels reach:
         // fill every slot of it with whole payloads, twice over.
         emu::hardware hs(chip, cores - 1), hr(chip, 0);
@@ -178,7 +192,7 @@ TEST_CASE("SCC channels: the spare bytes below the flags, MESH's on-chip memory,
             CHECK(taken == sender.depth());
         }
         for (core_index c = 0; c < cores; ++c)
-            for (std::size_t off = spare; off < channels::flag_offset; off += tacomesh::scc::line_bytes) {
+            for (std::size_t off = spare; off < layout.flag_offset; off += tacomesh::scc::line_bytes) {
                 std::byte line[tacomesh::scc::line_bytes];
                 std::uint64_t written_at = 0;
                 chip.mpb_line(c, off).read(line, written_at);

@@ -67,6 +67,71 @@ TEST_CASE("SCC emulation: TACO invocations, futures and a reduce over every core
     }
 }
 
+TEST_CASE("SCC emulation: a bigger chip (emulated::grid) runs the same program on 256 cores (oversubscribed)",
+          "[scc][platform][shape]") {
+    const tacomesh::scc::chip_shape big = scc::grid(16, 8);
+    REQUIRE(big.cores() == 256);
+    CHECK(big.mpb_bytes >= tacomesh::scc::mpb_layout::bytes_needed(256)); // a channel slot per sender
+    scc::run_report report;
+    long sum = 0, far = -1;
+    taco::run(scc::config{.cores = 256, .shape = big, .report = &report}, [&] {
+        far = long(taco::sync(255, &whoami));
+        std::vector<taco::global_ptr<member>> members;
+        for (taco::core_id c = 0; c < 256; ++c) members.push_back(taco::new_on<member>(c).get());
+        auto g = taco::make_group(std::span<const taco::global_ptr<member>>(members));
+        taco::future<long> f;
+        taco::reduce(g, taco::m2f(&member::value), std::plus<long>{}, f);
+        sum = f.get();
+        taco::destroy_group(g);
+        for (auto m : members) taco::delete_on(m);
+    });
+    CHECK(far == 255);
+    CHECK(sum == 256 * 257 / 2);
+    CHECK(report.cycles.size() == 256);
+}
+
+TEST_CASE("SCC emulation: an MPB line costs more the more routers lie between the core and the MPB's tile",
+          "[scc][platform][shape][cost]") {
+    // The hardware's cycles alone, a sync call to the next core (same tile)
+    // and to the farthest (the opposite corner of the 6 x 4 mesh: 8 hops).
+    auto round_trip = [](taco::core_id to) {
+        std::uint64_t cycles = 0;
+        taco::run(scc::config{.cores = 48, .costs = {.compute_cycles_per_ns = 0}}, [&] {
+            (void)taco::sync(to, &whoami);
+            const std::uint64_t before = scc::cycles();
+            for (int i = 0; i < 20; ++i) (void)taco::sync(to, &whoami);
+            cycles = (scc::cycles() - before) / 20;
+        });
+        return cycles;
+    };
+    const std::uint64_t near = round_trip(1), far = round_trip(47);
+    INFO("round trip to core 1: " << near << " cycles, to core 47: " << far);
+    REQUIRE(tacomesh::scc::chip_shape{}.hops(0, 47) == 8);
+    // Each way, at least the payload's lines and the header cross 8 hops.
+    CHECK(far >= near + 2 * 2 * 8 * scc::cost_model{}.mesh_hop_cycles);
+}
+
+TEST_CASE("SCC emulation: a chip shape the channels or the emulation cannot hold is refused, saying why",
+          "[scc][platform][shape]") {
+    auto refused = [](const scc::config& c) {
+        try {
+            taco::run(c, [] {});
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("(accepted)");
+    };
+    using Catch::Matchers::Contains;
+    CHECK_THAT(refused({.cores = 49}), Contains("1 to 48 cores, not 49"));
+    tacomesh::scc::chip_shape small_mpb = scc::grid(16, 8);
+    small_mpb.mpb_bytes = 8192;
+    CHECK_THAT(refused({.cores = 4, .shape = small_mpb}), Contains("needs at least 42") && Contains("emulated::grid()"));
+    CHECK_THAT(refused({.cores = 4, .shape = scc::grid(64, 32)}), Contains("up to 1024 cores, not 4096"));
+    tacomesh::scc::chip_shape none = scc::grid(2, 2);
+    none.controllers = 0;
+    CHECK_THAT(refused({.cores = 4, .shape = none}), Contains("memory controller"));
+}
+
 TEST_CASE("SCC emulation: a host thread the system refuses fails the run with a message, not std::terminate",
           "[scc][platform][misuse]") {
     if (test::sanitized) return; // address-space limits and sanitizers' shadow memory do not mix

@@ -33,6 +33,52 @@ constexpr core_index tile_of(core_index core) noexcept { return core / cores_per
 constexpr core_index tile_x(core_index tile) noexcept { return tile % 6; }
 constexpr core_index tile_y(core_index tile) noexcept { return tile / 6; }
 
+/// A chip's shape, for the emulation's "what if" (the bare-metal backend
+/// knows only the SCC's, above): a mesh of `mesh_x` x `mesh_y` tiles,
+/// `cores_per_tile` cores on each, `mpb_bytes` of message-passing buffer
+/// per core and `controllers` memory controllers on the mesh's left and
+/// right edges. The default is the SCC. Caches and line size stay the
+/// P54C's: a bigger chip of the same cores.
+struct chip_shape {
+    core_index mesh_x = 6, mesh_y = 4;
+    core_index cores_per_tile = scc::cores_per_tile;
+    std::size_t mpb_bytes = mpb_bytes_per_core;
+    std::uint32_t controllers = 4;
+
+    constexpr core_index tiles() const noexcept { return mesh_x * mesh_y; }
+    constexpr core_index cores() const noexcept { return tiles() * cores_per_tile; }
+    constexpr core_index tile_of(core_index core) const noexcept { return core / cores_per_tile; }
+    constexpr core_index x_of(core_index core) const noexcept { return tile_of(core) % mesh_x; }
+    constexpr core_index y_of(core_index core) const noexcept { return tile_of(core) / mesh_x; }
+    /// Routers between two cores' tiles (the mesh routes X then Y).
+    constexpr core_index hops(core_index a, core_index b) const noexcept {
+        const core_index xa = x_of(a), xb = x_of(b), ya = y_of(a), yb = y_of(b);
+        return (xa > xb ? xa - xb : xb - xa) + (ya > yb ? ya - yb : yb - ya);
+    }
+    /// The memory controller that holds a core's private memory: the
+    /// mesh's halves (left, right) are each split into controllers / 2
+    /// runs of tiles in row order, one per controller on that edge, as
+    /// the SCC's default LUTs give each quadrant the controller on its side
+    /// (Xipx thesis, Figure 2.9: 6 tiles, 12 cores, per controller).
+    /// Numbered as the SCC's: left, right of the first band, then the next.
+    constexpr std::uint32_t controller_of(core_index core) const noexcept {
+        if (controllers < 2) return 0;
+        const core_index half = (mesh_x + 1) / 2, x = x_of(core);
+        const bool right = x >= half;
+        const core_index width = right ? mesh_x - half : half;
+        const std::uint64_t index = std::uint64_t(y_of(core)) * width + (right ? x - half : x);
+        const std::uint32_t per_side = controllers / 2;
+        return 2 * std::uint32_t(index * per_side / (std::uint64_t(mesh_y) * width)) + (right ? 1 : 0);
+    }
+
+    friend constexpr bool operator==(const chip_shape&, const chip_shape&) = default;
+};
+static_assert(chip_shape{}.cores() == max_cores && chip_shape{}.controller_of(0) == 0 &&
+                  chip_shape{}.controller_of(5 * 2) == 1 && chip_shape{}.controller_of(12 * 2) == 2 &&
+                  chip_shape{}.controller_of(2 * 2) == 0 &&
+                  chip_shape{}.controller_of(47) == 3,
+              "the default shape is the SCC's, its quadrants each on the controller at their side");
+
 /// A LUT entry (thesis, Figure 4.3): the bypass bit (never set: it corrupts
 /// the MPB), the destination tile (y, x), the router port (Table 4.2) and
 /// the upper 10 bits of the 34-bit sub-address.

@@ -44,6 +44,9 @@ namespace tacomesh::scc {
 ///   L2 set four times); `flush_l2_range(a, n)`: the same routine over only
 ///   the sets [a, a + n) maps to (how MESH flushes one object: about
 ///   300 N + 7 500 cycles for N lines). `invalidate_l1()`: WBINVD alone.
+/// - `shape()`: the chip's (the SCC's on the chip; the emulation's may be
+///   another, geometry.hpp); `H::max_cores`: the most cores any chip it
+///   runs on has, which sizes fixed per-peer tables (no heap on the chip).
 /// - `cycles()`: the time-stamp counter. `idle_since(t)`: the core waited
 ///   since cycle t and found nothing; on the chip time simply passed (a
 ///   no-op), the emulation leaves the wait out of its modelled cycles.
@@ -52,6 +55,8 @@ concept hardware = requires(H& h, const H& ch, core_index c, std::size_t off, vo
                             std::size_t n, unsigned i, lut_entry e, std::uint64_t limit) {
     { ch.core() } -> std::same_as<core_index>;
     { ch.core_count() } -> std::same_as<core_index>;
+    { ch.shape() } -> std::same_as<chip_shape>;
+    requires H::max_cores >= 1;
     { h.mpb_load(c, off, dst, n) } -> std::same_as<void>;
     { h.mpb_store(c, off, src, n) } -> std::same_as<void>;
     { h.flush_wcb() } -> std::same_as<void>;

@@ -3,7 +3,7 @@
 // Xipx thesis, section 4.3), written against the hardware-access layer so
 // that the same code runs on the chip and on the emulation.
 //
-// Each receiver's 8 KB MPB is split among the senders: core s owns `depth`
+// Each receiver's MPB (8 KB on the SCC) is split among the senders: core s owns `depth`
 // slots in every core's MPB, each a header line (sequence number, length)
 // and four payload lines (128 bytes, room for taco::message_bytes). The
 // depth is what the MPB holds for that many cores: 1 at 48 cores, 24 at 2.
@@ -50,43 +50,80 @@ struct mpb_channel_options {
     bool flush_acks = true; ///< push each acknowledgement out of the WCB
 };
 
+/// Where the channels put things in a core's MPB of `mpb_bytes` when `cores`
+/// of a chip's `chip_cores` run, from the top: the backend's flush line, the
+/// acknowledgement words (4 bytes per receiver), the flag bytes (one per
+/// sender, whole lines), both sized for the whole chip, then, from the
+/// bottom, `depth` slots per running sender; between them the spare bytes
+/// the platform keeps for MESH's control blocks.
+struct mpb_layout {
+    static constexpr std::size_t payload_bytes = 4 * line_bytes;
+    static constexpr std::size_t slot_bytes = line_bytes + payload_bytes;
+    static constexpr std::uint32_t max_depth = 32;
+    /// Left to the platform's on-chip memory at any core count: what 48
+    /// senders' single slots leave in the SCC's 8 KB (three 64-byte control blocks).
+    static constexpr std::size_t min_spare_bytes = 224;
+
+    core_index cores = 0, chip_cores = 0;
+    std::size_t mpb_bytes = 0;
+    std::size_t flush_line = 0, ack_offset = 0, flag_offset = 0, spare_offset = 0;
+    std::uint32_t depth = 0; ///< 0: one slot per sender does not fit
+
+    static constexpr mpb_layout of(core_index cores, core_index chip_cores, std::size_t mpb_bytes) noexcept {
+        mpb_layout l{cores, chip_cores, mpb_bytes};
+        const std::size_t acks = round_up(std::size_t(chip_cores) * sizeof(std::uint32_t)),
+                          flags = round_up(chip_cores), top = line_bytes + acks + flags;
+        if (cores == 0 || cores > chip_cores || mpb_bytes % line_bytes != 0 ||
+            mpb_bytes < top + min_spare_bytes + std::size_t(cores) * slot_bytes)
+            return l;
+        l.flush_line = mpb_bytes - line_bytes;
+        l.ack_offset = l.flush_line - acks;
+        l.flag_offset = l.ack_offset - flags;
+        const std::size_t d = (l.flag_offset - min_spare_bytes) / (std::size_t(cores) * slot_bytes);
+        l.depth = std::uint32_t(d > max_depth ? max_depth : d);
+        l.spare_offset = std::size_t(cores) * l.depth * slot_bytes;
+        return l;
+    }
+    /// The least MPB per core that holds one slot per sender of `cores`
+    /// (the SCC's design needs the MPB to grow with the chip: 8 KB holds 48
+    /// senders, 1024 need 165 KB).
+    static constexpr std::size_t bytes_needed(core_index cores) noexcept {
+        return std::size_t(cores) * slot_bytes + min_spare_bytes + round_up(cores) +
+               round_up(std::size_t(cores) * sizeof(std::uint32_t)) + line_bytes;
+    }
+    constexpr bool fits() const noexcept { return depth >= 1; }
+    /// Spare bytes for the platform's on-chip memory.
+    constexpr std::size_t spare_bytes() const noexcept { return fits() ? flag_offset - spare_offset : 0; }
+
+private:
+    static constexpr std::size_t round_up(std::size_t n) noexcept { return (n + line_bytes - 1) / line_bytes * line_bytes; }
+};
+static_assert(mpb_layout::of(max_cores, max_cores, mpb_bytes_per_core).flag_offset == 7904 &&
+                  mpb_layout::of(max_cores, max_cores, mpb_bytes_per_core).depth == 1 &&
+                  mpb_layout::of(2, max_cores, mpb_bytes_per_core).depth == 24 &&
+                  mpb_layout::bytes_needed(max_cores) <= mpb_bytes_per_core,
+              "on the SCC a slot per sender for 48 cores, the flags, the acknowledgements and the flush line fit in 8 KB");
+static_assert(mpb_layout::of(1024, 1024, mpb_layout::bytes_needed(1024)).depth == 1 &&
+              !mpb_layout::of(1024, 1024, mpb_layout::bytes_needed(1024) - line_bytes).fits());
+
+/// The channels of core `hw.core()`. `H::max_cores` sizes its per-peer
+/// counters (no heap: the bare-metal build has none).
 template <hardware H>
 class mpb_channels {
 public:
-    static constexpr std::size_t payload_bytes = 4 * line_bytes;
-    static constexpr std::size_t slot_bytes = line_bytes + payload_bytes;
-    /// Acknowledgements: a 4-byte word per receiver, below the reserved last line.
-    static constexpr std::size_t ack_bytes = max_cores * sizeof(std::uint32_t);
-    static constexpr std::size_t ack_offset = mpb_flush_line - ack_bytes;
-    /// Flags: a byte per sender, below the acknowledgements.
-    static constexpr std::size_t flag_bytes = (max_cores + line_bytes - 1) / line_bytes * line_bytes;
-    static constexpr std::size_t flag_offset = ack_offset - flag_bytes;
-    static_assert(flag_offset % line_bytes == 0 && max_cores * slot_bytes <= flag_offset,
-                  "a slot per sender for 48 cores, the flags, the acknowledgements and the flush line fit in 8 KB");
-    static constexpr std::uint32_t max_depth = 32;
-    /// Left to the platform's on-chip memory at any core count: what 48
-    /// senders' single slots leave (three 64-byte control blocks).
-    static constexpr std::size_t min_spare_bytes = 224;
-    static_assert(max_cores * slot_bytes + min_spare_bytes <= flag_offset);
+    static constexpr std::size_t payload_bytes = mpb_layout::payload_bytes;
+    static constexpr std::size_t slot_bytes = mpb_layout::slot_bytes;
+    static constexpr std::uint32_t max_depth = mpb_layout::max_depth;
+    static constexpr core_index max_peers = H::max_cores;
 
     explicit mpb_channels(H& hw, mpb_channel_options o = {})
-        : hw_(hw), o_(o), depth_(slots_per_sender(hw.core_count())) {}
+        : hw_(hw), o_(o), l_(mpb_layout::of(hw.core_count(), hw.shape().cores(), hw.shape().mpb_bytes)),
+          depth_(l_.depth) {}
 
     H& hardware() noexcept { return hw_; }
     /// Messages a sender may have in one receiver's MPB at once.
     std::uint32_t depth() const noexcept { return depth_; }
-    static constexpr std::uint32_t slots_per_sender(core_index cores) noexcept {
-        const std::size_t d = (flag_offset - min_spare_bytes) / (std::size_t(cores) * slot_bytes);
-        return std::uint32_t(d < 1 ? 1 : d > max_depth ? max_depth : d);
-    }
-    /// The bytes [spare_offset(cores), flag_offset) of every MPB, which
-    /// the channels leave alone: the platform's on-chip memory for MESH's
-    /// control blocks (min_spare_bytes at 2 and at 48 cores, up to 3.8 KB
-    /// in between).
-    static constexpr std::size_t spare_offset(core_index cores) noexcept {
-        return std::size_t(cores) * slots_per_sender(cores) * slot_bytes;
-    }
-    static_assert(slot_bytes % line_bytes == 0, "the spare bytes start on a line");
+    const mpb_layout& layout() const noexcept { return l_; }
 
     /// Room for a message to `dest`, or nullptr while its slots are all
     /// busy (their messages not yet taken).
@@ -98,7 +135,7 @@ public:
         if (sent_[dest] - acked_[dest] >= depth_) {
             if (o_.invalidate) hw_.cl1invmb();
             std::uint32_t ack = 0;
-            hw_.mpb_load(hw_.core(), ack_offset + dest * sizeof ack, &ack, sizeof ack);
+            hw_.mpb_load(hw_.core(), l_.ack_offset + dest * sizeof ack, &ack, sizeof ack);
             acked_[dest] = ack;
             if (sent_[dest] - ack >= depth_) return nullptr;
         }
@@ -113,7 +150,7 @@ public:
         header h{++sent_[dest], std::uint32_t(length), {}};
         hw_.mpb_store(dest, slot, &h, sizeof h); // whole: pushes the payload out before it
         const auto flag = std::uint8_t(h.seq);
-        hw_.mpb_store(dest, flag_offset + hw_.core(), &flag, 1);
+        hw_.mpb_store(dest, l_.flag_offset + hw_.core(), &flag, 1);
         hw_.flush_wcb(); // a partial line: out now, or the receiver never looks at the slot
     }
 
@@ -125,8 +162,8 @@ public:
     std::size_t poll(Handler&& handler) {
         if (o_.invalidate) hw_.cl1invmb();
         const core_index me = hw_.core();
-        std::array<std::uint8_t, flag_bytes> flags;
-        hw_.mpb_load(me, flag_offset, flags.data(), hw_.core_count());
+        std::array<std::uint8_t, max_peers> flags;
+        hw_.mpb_load(me, l_.flag_offset, flags.data(), hw_.core_count());
         std::size_t ran = 0;
         for (core_index src = 0; src < hw_.core_count(); ++src) {
             if (flags[src] == std::uint8_t(received_[src])) continue; // nothing new published by src
@@ -141,7 +178,7 @@ public:
                 std::array<std::byte, payload_bytes> copy;
                 hw_.mpb_load(me, slot + line_bytes, copy.data(), length);
                 // Its slot is free again: tell the sender, in its MPB.
-                hw_.mpb_store(src, ack_offset + std::size_t(me) * sizeof next, &next, sizeof next);
+                hw_.mpb_store(src, l_.ack_offset + std::size_t(me) * sizeof next, &next, sizeof next);
                 if (o_.flush_acks) hw_.flush_wcb();
                 handler(copy.data(), length, src);
                 ++ran;
@@ -163,8 +200,9 @@ private:
 
     H& hw_;
     mpb_channel_options o_;
+    mpb_layout l_;
     std::uint32_t depth_;
-    std::array<std::uint32_t, max_cores> sent_{}, acked_{}, received_{};
+    std::array<std::uint32_t, max_peers> sent_{}, acked_{}, received_{};
     alignas(line_bytes) std::array<std::byte, payload_bytes> staging_{};
 };
 

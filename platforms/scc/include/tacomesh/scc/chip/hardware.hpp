@@ -211,6 +211,8 @@ public:
 
     core_index core() const noexcept { return core_; }
     core_index core_count() const noexcept { return cores_; }
+    static constexpr core_index max_cores = scc::max_cores;
+    static constexpr chip_shape shape() noexcept { return {}; }
 
     /// Through the MPBT pages of core c's MPB: the L1 caches the lines read
     /// (stale until `cl1invmb()`), stores go through the write-combine buffer.

@@ -14,6 +14,7 @@
 // the other) and copy too little of the payload. Each line also remembers
 // the modelled cycle at which its last write reached memory: a core that
 // reads it cannot have seen it earlier (emulated::hardware::cycles).
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -29,6 +30,7 @@
 
 #include <tacomesh/scc/emulated/cost_model.hpp>
 #include <tacomesh/scc/geometry.hpp>
+#include <tacomesh/scc/mpb_channel.hpp>
 
 namespace tacomesh::scc::emulated {
 
@@ -79,14 +81,50 @@ struct memory_line {
     }
 };
 
+/// The most cores an emulated chip may have (sizes the channels' per-peer
+/// counters, mpb_channel.hpp; 32 x 16 tiles of two cores).
+inline constexpr core_index max_cores = 1024;
+
+/// What is wrong with a chip of `shape` running `cores` (empty: nothing).
+inline std::string shape_error(const chip_shape& shape, core_index cores) {
+    if (shape.mesh_x == 0 || shape.mesh_y == 0 || shape.cores_per_tile == 0)
+        return "the chip shape needs at least one tile and one core per tile";
+    if (shape.cores() > max_cores)
+        return "the emulation models chips of up to " + std::to_string(max_cores) + " cores, not " +
+               std::to_string(shape.cores()) + " (" + std::to_string(shape.mesh_x) + " x " + std::to_string(shape.mesh_y) +
+               " tiles of " + std::to_string(shape.cores_per_tile) + ")";
+    if (cores == 0 || cores > shape.cores())
+        return "this chip has 1 to " + std::to_string(shape.cores()) + " cores, not " + std::to_string(cores);
+    if (shape.mpb_bytes % line_bytes != 0 || shape.mpb_bytes < mpb_layout::bytes_needed(shape.cores()))
+        return "a chip of " + std::to_string(shape.cores()) + " cores needs at least " +
+               std::to_string(mpb_layout::bytes_needed(shape.cores())) +
+               " bytes of MPB per core (a whole number of 32-byte lines) for a channel slot per sender, not " +
+               std::to_string(shape.mpb_bytes) + ": use emulated::grid(), which sizes it";
+    if (shape.controllers == 0) return "the chip needs at least one memory controller";
+    return {};
+}
+
+/// A chip of `x` x `y` tiles with the SCC's cores, caches and prices: the
+/// MPB per core the SCC's 8 KB or, where that cannot hold a channel slot per
+/// sender, the least that can (in whole KB); a memory controller per 12
+/// cores as on the SCC, at most two per row of tiles (one at each edge).
+inline chip_shape grid(core_index x, core_index y, core_index cores_per_tile = scc::cores_per_tile) {
+    chip_shape s{x, y, cores_per_tile};
+    s.mpb_bytes = std::max<std::size_t>(mpb_bytes_per_core, (mpb_layout::bytes_needed(s.cores()) + 1023) / 1024 * 1024);
+    const std::uint32_t by_cores = std::max<std::uint32_t>(1, (s.cores() + 11) / 12);
+    s.controllers = std::min<std::uint32_t>(by_cores + by_cores % 2, 2 * y);
+    if (s.controllers > by_cores && by_cores == 1) s.controllers = 1;
+    return s;
+}
+
 class chip {
 public:
-    /// `cores` in [1, 48]; `dram_bytes` of DCM memory, a whole number of lines.
-    explicit chip(core_index cores, std::size_t dram_bytes = std::size_t(1) << 20, cost_model costs = {})
-        : cores_(cores), costs_(costs), mpb_(std::size_t(cores) * mpb_bytes_per_core / line_bytes),
-          dram_(dram_bytes / line_bytes), locks_(cores), luts_(std::size_t(cores) * lut_entries), irq_(cores) {
-        if (cores == 0 || cores > max_cores)
-            throw std::invalid_argument("scc::emulated::chip: the SCC has 1 to 48 cores, not " + std::to_string(cores));
+    /// `cores` of the chip `shape` (shape_error); `dram_bytes` of DCM memory, a whole number of lines.
+    explicit chip(core_index cores, std::size_t dram_bytes = std::size_t(1) << 20, cost_model costs = {},
+                  chip_shape shape = {})
+        : cores_(cores), shape_(checked(shape, cores)), costs_(costs),
+          mpb_(std::size_t(cores) * shape.mpb_bytes / line_bytes), dram_(dram_bytes / line_bytes), locks_(cores),
+          luts_(std::size_t(cores) * lut_entries), irq_(cores) {
         if (dram_bytes % line_bytes != 0)
             throw std::invalid_argument("scc::emulated::chip: DRAM must be a whole number of 32-byte lines");
         for (auto& l : locks_) l.store(false, std::memory_order_relaxed);
@@ -95,13 +133,15 @@ public:
     chip& operator=(const chip&) = delete;
 
     core_index cores() const noexcept { return cores_; }
+    const chip_shape& shape() const noexcept { return shape_; }
     const cost_model& costs() const noexcept { return costs_; }
     std::size_t dram_bytes() const noexcept { return dram_.size() * line_bytes; }
 
     memory_line& mpb_line(core_index c, std::size_t offset) {
-        if (c >= cores_ || offset >= mpb_bytes_per_core)
-            throw std::out_of_range("scc::emulated: MPB access outside core " + std::to_string(c) + "'s 8 KB");
-        return mpb_[(std::size_t(c) * mpb_bytes_per_core + offset) / line_bytes];
+        if (c >= cores_ || offset >= shape_.mpb_bytes)
+            throw std::out_of_range("scc::emulated: MPB access outside core " + std::to_string(c) + "'s " +
+                                    std::to_string(shape_.mpb_bytes) + " bytes");
+        return mpb_[(std::size_t(c) * shape_.mpb_bytes + offset) / line_bytes];
     }
     memory_line& dram_line(std::size_t line) {
         if (line >= dram_.size()) throw std::out_of_range("scc::emulated: DRAM access past " + std::to_string(dram_bytes()) + " bytes");
@@ -158,7 +198,13 @@ private:
         std::uint64_t raised_at = 0;
     };
 
+    static const chip_shape& checked(const chip_shape& shape, core_index cores) {
+        if (const std::string e = shape_error(shape, cores); !e.empty()) throw std::invalid_argument("scc::emulated::chip: " + e);
+        return shape;
+    }
+
     core_index cores_;
+    chip_shape shape_;
     cost_model costs_;
     std::vector<memory_line> mpb_, dram_;
     std::vector<std::atomic<bool>> locks_;

@@ -44,7 +44,7 @@ struct memory_prices {
     /// (the read of an uncached scalar, ncm_read / 3, as a load that no
     /// cache hides measures a controller).
     std::uint64_t controller_service = 44;
-    std::uint32_t controllers = 4;
+    // How many controllers: the chip's shape (geometry.hpp: the SCC's four).
     /// Shared memory spreads over the controllers in pieces of this many
     /// bytes. The MESH paper's NCM world trade ran into the memory bandwidth
     /// at 12 cores, four times the three readers one controller takes, so
@@ -80,9 +80,18 @@ struct cost_model {
     /// they are charged (priced_memory.hpp).
     memory_prices memory{};
     bool price_memory = default_price_memory;
-    // MESH paper, Table I (cycles; middles of the measured ranges).
-    std::uint64_t mpb_line_read = 82;   ///< an MPBT line into L1 (r: 67-97)
-    std::uint64_t mpb_line_write = 93;  ///< the WCB's line out to an MPB (g: 78-108)
+    // MESH paper, Table I (cycles). The MPB's ranges are distance: a line
+    // of an MPB on the core's own tile costs the low end, and each router
+    // on the way adds mesh_hop_cycles (the mesh routes X then Y).
+    std::uint64_t mpb_line_read = 67;   ///< an MPBT line into L1, on the own tile (r: 67-97)
+    std::uint64_t mpb_line_write = 78;  ///< the WCB's line out to an MPB on the own tile (g: 78-108)
+    /// Per router between the core and the MPB's tile. The ranges above are
+    /// 30 cycles wide over the 0 to 8 hops of the SCC's 6 x 4 mesh (3.75 a
+    /// hop), and a router takes 4 mesh cycles at 1.6 GHz (SCC EAS), 2 core
+    /// cycles, each way of a read: 4. At the SCC's mean distance between
+    /// two cores (3.2 hops) a read is 80 and a write 91, the middles of the
+    /// ranges (82, 93); on a 32 x 16 mesh the mean is 16 hops: 131 and 142.
+    std::uint64_t mesh_hop_cycles = 4;
     std::uint64_t dram_line_read = 162; ///< a DCM line from off-chip DRAM (r: 150-174)
     std::uint64_t dram_line_write = 98; ///< a DCM store that misses (no allocate on write; w: 98)
     std::uint64_t cache_hit = 2;        ///< an L1 / L2 hit

@@ -114,13 +114,13 @@ inline double read_uncached(std::size_t stride, int reads) {
 
 /// MESH paper, Figure 4: each of cfg.cores cores reads `reads` uncached
 /// (NCM) words back to back, all of them held by memory controller 0, or,
-/// `spread`, by the four in turn; the mean cycles of a read over the cores.
+/// `spread`, by all of them (the SCC's four) in turn; the mean cycles of a read over the cores.
 /// The words are a page apart, so that `spread` walks the controllers' interleave.
 inline double uncached_read_cycles(config cfg, int reads, bool spread = false) {
     detail::require_priced(cfg, "uncached_read_cycles");
     const memory_prices& m = cfg.costs.memory;
     // One controller: a page, then the `controllers - 1` pages the others hold.
-    const std::size_t stride = spread ? m.interleave_bytes : m.interleave_bytes * m.controllers;
+    const std::size_t stride = spread ? m.interleave_bytes : m.interleave_bytes * cfg.shape.controllers;
     double sum = 0;
     taco::run(cfg, [&] {
         std::vector<taco::future<double>> others;

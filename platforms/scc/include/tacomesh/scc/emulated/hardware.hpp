@@ -34,6 +34,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include <tacomesh/scc/emulated/chip.hpp>
@@ -44,28 +45,33 @@ namespace tacomesh::scc::emulated {
 
 class hardware {
 public:
-    hardware(chip& c, core_index me) : chip_(&c), me_(me), costs_(c.costs()), l1_(std::size_t(c.cores()) * mpb_lines_per_core),
+    static constexpr core_index max_cores = emulated::max_cores;
+
+    hardware(chip& c, core_index me)
+        : chip_(&c), me_(me), costs_(c.costs()), shape_(c.shape()), mpb_lines_(c.shape().mpb_bytes / line_bytes), l1_(c.cores()),
           l2_(l2_sets * l2_ways), plru_(l2_sets, 0) {
         if (me >= c.cores()) throw std::out_of_range("scc::emulated::hardware: no core " + std::to_string(me));
     }
 
     core_index core() const noexcept { return me_; }
     core_index core_count() const noexcept { return chip_->cores(); }
+    chip_shape shape() const noexcept { return chip_->shape(); }
 
     // ---- MPB: L1 (MPBT lines) and the write-combine buffer ----
     void mpb_load(core_index c, std::size_t off, void* dst, std::size_t n) {
         auto* out = static_cast<std::byte*>(dst);
         for_lines(off, n, [&](std::size_t line_off, std::size_t from, std::size_t len) {
-            const std::size_t line = std::size_t(c) * mpb_lines_per_core + line_off / line_bytes;
-            cached_line& l = l1_.at(line);
+            const memory_line& source = chip_->mpb_line(c, line_off); // range check first
+            const std::size_t line = std::size_t(c) * mpb_lines_ + line_off / line_bytes;
+            cached_line& l = l1_line(line);
             if (!l.valid) {
                 std::uint64_t ready = 0;
-                chip_->mpb_line(c, line_off).read(l.data.data(), ready);
+                source.read(l.data.data(), ready);
                 if (asleep_ && ready > cycles_) { // the line's writer raised our interrupt
                     cycles_ = ready + costs_.interrupt_latency;
                     asleep_ = false;
                 }
-                cycles_ = std::max(cycles_, ready) + costs_.mpb_line_read;
+                cycles_ = std::max(cycles_, ready) + costs_.mpb_line_read + hop_cycles(c);
                 l.valid = true;
                 in_l1_.push_back(line);
             } else {
@@ -78,7 +84,7 @@ public:
     void mpb_store(core_index c, std::size_t off, const void* src, std::size_t n) {
         const auto* in = static_cast<const std::byte*>(src);
         for_lines(off, n, [&](std::size_t line_off, std::size_t from, std::size_t len) {
-            const std::size_t line = std::size_t(c) * mpb_lines_per_core + line_off / line_bytes;
+            const std::size_t line = std::size_t(c) * mpb_lines_ + line_off / line_bytes;
             (void)chip_->mpb_line(c, line_off); // range check before buffering
             if (wcb_.valid && wcb_.line != line) flush_wcb();
             wcb_.valid = true;
@@ -86,22 +92,22 @@ public:
             std::memcpy(wcb_.data.data() + from, in, len);
             wcb_.mask |= len == line_bytes ? ~0u : ((1u << len) - 1) << from;
             // A write hit updates the L1 copy too: a core reads its own flushed writes.
-            if (cached_line& l = l1_[line]; l.valid) std::memcpy(l.data.data() + from, in, len);
+            if (cached_line* l = l1_held(line); l && l->valid) std::memcpy(l->data.data() + from, in, len);
             in += len;
             if (wcb_.mask == ~0u) flush_wcb();
         });
     }
     void flush_wcb() {
         if (!wcb_.valid) return;
-        const core_index c = core_index(wcb_.line / mpb_lines_per_core);
-        cycles_ += costs_.mpb_line_write;
-        chip_->mpb_line(c, wcb_.line % mpb_lines_per_core * line_bytes).write(wcb_.data.data(), wcb_.mask, cycles_);
+        const core_index c = core_index(wcb_.line / mpb_lines_);
+        cycles_ += costs_.mpb_line_write + hop_cycles(c);
+        chip_->mpb_line(c, wcb_.line % mpb_lines_ * line_bytes).write(wcb_.data.data(), wcb_.mask, cycles_);
         wcb_.valid = false;
         wcb_.mask = 0;
     }
     void cl1invmb() {
         cycles_ += costs_.cl1invmb;
-        for (const std::size_t line : in_l1_) l1_[line].valid = false; // the lines held, not all 12 288
+        for (const std::size_t line : in_l1_) l1_held(line)->valid = false; // the lines held, not every line
         in_l1_.clear();
     }
 
@@ -197,7 +203,6 @@ public:
     void sleeping(bool on) noexcept { asleep_ = on; }
 
 private:
-    static constexpr std::size_t mpb_lines_per_core = mpb_bytes_per_core / line_bytes;
     struct cached_line {
         std::array<std::byte, line_bytes> data{};
         std::size_t tag = 0; ///< L2: the DRAM line (or flush-area line) held
@@ -219,6 +224,22 @@ private:
             n -= len;
         }
     }
+
+    /// L1's copy of an MPB line: each core's MPB gets its L1 lines on the
+    /// first read from it (a core reads few MPBs: its own, the control
+    /// blocks'; 1024 cores of 165 KB each would be 500 MB per core).
+    cached_line& l1_line(std::size_t line) {
+        auto& block = l1_.at(line / mpb_lines_);
+        if (!block) block = std::make_unique<cached_line[]>(mpb_lines_);
+        return block[line % mpb_lines_];
+    }
+    cached_line* l1_held(std::size_t line) noexcept {
+        auto& block = l1_[line / mpb_lines_];
+        return block ? &block[line % mpb_lines_] : nullptr;
+    }
+
+    /// The mesh's share of an access to core c's MPB (cost_model::mesh_hop_cycles).
+    std::uint64_t hop_cycles(core_index c) const noexcept { return costs_.mesh_hop_cycles * shape_.hops(me_, c); }
 
     std::size_t victim(std::size_t set) const noexcept { return detail::plru4::victim(plru_[set]); }
     void touch(std::size_t set, std::size_t way) noexcept { detail::plru4::touch(plru_[set], way); }
@@ -273,7 +294,9 @@ private:
     chip* chip_;
     core_index me_;
     cost_model costs_;
-    std::vector<cached_line> l1_;    ///< per MPB line of every core
+    chip_shape shape_;
+    std::size_t mpb_lines_;
+    std::vector<std::unique_ptr<cached_line[]>> l1_; ///< per core's MPB, per line (l1_line)
     std::vector<std::size_t> in_l1_; ///< the valid ones
     wcb_state wcb_;
     std::vector<cached_line> l2_;

@@ -59,7 +59,9 @@ public:
           slots_(std::make_unique<std::atomic<std::uint64_t>[]>(std::size_t(std::max(controllers, 1u)) * horizon)),
           controllers_(std::max(controllers, 1u)) {}
 
-    explicit memory_controllers(const memory_prices& p) : memory_controllers(p.controllers, p.controller_service) {}
+    /// The chip's controllers (chip_shape::controllers: the SCC's four by default).
+    explicit memory_controllers(const memory_prices& p, std::uint32_t controllers = chip_shape{}.controllers)
+        : memory_controllers(controllers, p.controller_service) {}
 
     std::uint32_t count() const noexcept { return controllers_; }
     std::uint64_t service() const noexcept { return service_; }
@@ -168,17 +170,11 @@ class core_memory {
 public:
     const memory_counts& counts() const noexcept { return n_; }
 
-    core_memory(const memory_prices& p, memory_controllers& mcs, core_index core)
-        : p_(p), mcs_(&mcs), own_controller_(controller_of_core(core, mcs.count())), l1_(l1_bytes), l2_(l2_bytes) {}
+    /// Core `core` of a chip of `shape`, whose private memory is at the
+    /// controller nearest to its tile (chip_shape::controller_of).
+    core_memory(const memory_prices& p, memory_controllers& mcs, core_index core, const chip_shape& shape = {})
+        : p_(p), mcs_(&mcs), own_controller_(shape.controller_of(core) % mcs.count()), l1_(l1_bytes), l2_(l2_bytes) {}
 
-    /// The controller nearest to the core's tile, which holds its private
-    /// memory (the default LUTs map each quadrant's cores to the controller
-    /// on its side of the mesh: Xipx thesis, Figure 2.9).
-    static std::uint32_t controller_of_core(core_index core, std::uint32_t controllers) noexcept {
-        const core_index t = tile_of(core);
-        const std::uint32_t quadrant = (tile_x(t) < 3 ? 0u : 1u) + (tile_y(t) < 2 ? 0u : 2u);
-        return quadrant % std::max(controllers, 1u);
-    }
     /// Called with the cycle of each request before it takes its slot
     /// (the platform's modelled-time order: time_order.hpp).
     using request_hook = void (*)(void* context, std::uint64_t cycle);

@@ -34,12 +34,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <span>
 #include <stdexcept>
@@ -103,7 +105,10 @@ class platform;
 struct config {
     using platform = emulated::platform;
 
-    taco::core_id cores = 4; ///< 1 to 48 (more cores than host CPUs: oversubscribed)
+    taco::core_id cores = 4; ///< 1 to shape.cores() (more cores than host CPUs: oversubscribed)
+    /// The chip: the SCC's 48 cores by default, or a bigger one of the
+    /// same cores (emulated::grid(x, y): "what would 1024 cores give").
+    chip_shape shape{};
     idle_policy idle = idle_policy::poll;
     std::size_t cached_bytes = std::size_t(64) << 20;        ///< DCM
     std::size_t write_through_bytes = std::size_t(16) << 20; ///< MPBT + WT
@@ -279,14 +284,15 @@ private:
 /// What the cores of one run share besides the chip.
 struct run_state {
     explicit run_state(const config& c)
-        : cfg(c), chip(c.cores, std::size_t(1) << 20, c.costs),
+        : cfg(c), chip(c.cores, std::size_t(1) << 20, c.costs, c.shape),
           cached(region_bytes("cached_bytes", c.cached_bytes), "cached_bytes", c.cached_bytes),
           write_through(region_bytes("write_through_bytes", c.write_through_bytes), "write_through_bytes",
                         c.write_through_bytes),
           non_cached(region_bytes("non_cached_bytes", c.non_cached_bytes), "non_cached_bytes", c.non_cached_bytes),
           private_stride(region_bytes("private_bytes", c.private_bytes, c.cores) / c.cores), // a slab per core
           privates(private_stride * c.cores, "private_bytes", c.private_bytes, c.cores),
-          on_chip(on_chip_piece * c.cores), urgent(c.cores), doorbell(c.cores), controllers(c.costs.memory),
+          on_chip(on_chip_piece * c.cores), urgent(c.cores), doorbell(c.cores),
+          controllers(c.costs.memory, c.shape.controllers),
           order(c.order == core_order::modelled ? std::make_unique<time_order>(c.cores, c.order_window, c.order_patience)
                                                 : nullptr) {
         for (taco::core_id id = 0; id < c.cores; ++id)
@@ -298,7 +304,7 @@ struct run_state {
     std::size_t private_stride;
     host_region privates;
     /// Each core's spare MPB bytes, in whole 64-byte blocks.
-    std::size_t on_chip_piece = (mpb_channels<hardware>::flag_offset - mpb_channels<hardware>::spare_offset(cfg.cores)) / 64 * 64;
+    std::size_t on_chip_piece = mpb_layout::of(cfg.cores, cfg.shape.cores(), cfg.shape.mpb_bytes).spare_bytes() / 64 * 64;
     host_region on_chip;
     std::vector<std::span<std::byte>> on_chip_pieces;
     std::vector<std::atomic<bool>> urgent; ///< the emulated interrupt status "urgent" bit per core
@@ -308,6 +314,15 @@ struct run_state {
     /// nothing too and cost no modelled cycles (idle_since), but host time:
     /// 48 emulated cores polling 48 headers each, on 2 CPUs.
     std::vector<std::atomic<std::uint64_t>> doorbell;
+    /// Per core, host-side: a polling core with nothing to do sleeps here
+    /// until its doorbell rings (endpoint::idle), rather than yielding in a
+    /// loop: 1024 emulated cores on 2 CPUs would spend them on idle rounds.
+    struct parking {
+        std::atomic<bool> parked{false};
+        std::mutex m;
+        std::condition_variable cv;
+    };
+    std::vector<parking> parked = std::vector<parking>(cfg.cores);
     /// The chip's memory controllers, whose queues the cores' priced
     /// accesses share (memory_model.hpp).
     memory_controllers controllers;
@@ -323,7 +338,7 @@ class endpoint {
 public:
     endpoint(detail::run_state& s, taco::core_id id)
         : s_(s), hw_(s.chip, id), channels_(hw_), compute_(s.cfg.costs),
-          pricing_{core_memory(s.cfg.costs.memory, s.controllers, id),
+          pricing_{core_memory(s.cfg.costs.memory, s.controllers, id, s.cfg.shape),
                    range_of(s.cached.data(), s.cached.size()),
                    range_of(s.write_through.data(), s.write_through.size()),
                    range_of(s.non_cached.data(), s.non_cached.size()),
@@ -377,8 +392,7 @@ public:
         std::byte* room = channels_.try_acquire(dest);
         if (!room && waiting) in_wait_loop_ = true; // the wait loop's retry, which goes on waiting
         // The runtime queues a message that finds no room, to send later.
-        const std::uint64_t bit = std::uint64_t(1) << dest;
-        no_room_ = room ? no_room_ & ~bit : no_room_ | bit;
+        no_room_.assign(dest, !room);
         if (waiting_) {
             if (room) take_turn(); // from the cycle the acknowledgement came
             else start_waiting();  // for room here too
@@ -400,7 +414,14 @@ public:
         if (s_.order) s_.order->sending(dest, hw_.cycles()); // counted before it can be read
         channels_.publish(dest, length);
         // Before the interrupt: a core it wakes finds the doorbell rung.
-        s_.doorbell[dest].fetch_add(1, std::memory_order_release);
+        // Sequentially consistent with the parked flag's load below, as the
+        // parker's store of it is with its load of the doorbell: one of the
+        // two sees the other (a message never sleeps beside a parked core).
+        s_.doorbell[dest].fetch_add(1, std::memory_order_seq_cst);
+        if (detail::run_state::parking& p = s_.parked[dest]; p.parked.load(std::memory_order_seq_cst)) {
+            { std::lock_guard g(p.m); }
+            p.cv.notify_one();
+        }
         if (s_.cfg.idle == idle_policy::halt) hw_.interrupt(dest);
     }
     template <class Handler>
@@ -462,7 +483,7 @@ public:
         stop_pricing();
         start_waiting();
         if (s_.cfg.idle == idle_policy::poll) {
-            std::this_thread::yield();
+            park(limit);
             compute_.skip();
             return;
         }
@@ -478,10 +499,29 @@ public:
         (void)s_.chip.take(id(), raised);
         compute_.skip();
     }
+    /// A polling core whose last scan found nothing waits, on the host, for
+    /// its doorbell (or `limit`: the runtime's timers; at most 1 ms, longer
+    /// the more cores, as time_order's slices). Its
+    /// modelled clock does not move either way (idle_since), so this is
+    /// host time only. Not while it waits for room: acknowledgements ring
+    /// no doorbell.
+    void park(std::chrono::nanoseconds limit) {
+        if (!no_room_.empty() || s_.doorbell[id()].load(std::memory_order_acquire) != quiet_at_) {
+            std::this_thread::yield();
+            return;
+        }
+        detail::run_state::parking& p = s_.parked[id()];
+        std::unique_lock g(p.m);
+        p.parked.store(true, std::memory_order_seq_cst);
+        const std::chrono::nanoseconds most = std::chrono::milliseconds(std::max(1, int(s_.cfg.cores) / 16));
+        p.cv.wait_for(g, std::clamp(limit, std::chrono::nanoseconds(0), most),
+                      [&] { return s_.doorbell[id()].load(std::memory_order_seq_cst) != quiet_at_; });
+        p.parked.store(false, std::memory_order_relaxed);
+    }
     void pause() {
         // Waiting for room: the runtime's wait loop, going round until a
         // receiver frees a slot (see count_computed).
-        if (no_room_ != 0) {
+        if (!no_room_.empty()) {
             in_wait_loop_ = true;
             stop_pricing();
             start_waiting();
@@ -647,9 +687,8 @@ private:
     detail::memory_pricing pricing_;
     bool in_wait_loop_ = false; ///< the wait loop waited since the clock last counted (count_computed)
     bool waiting_ = false;      ///< core_order::modelled: in the wait loop since its last operation
-    std::uint64_t waits_for_room_ = 0; ///< while waiting_: the receivers it waits for room at (bit per core)
-    static_assert(max_cores <= 64, "no_room_ and time_order's room_at hold a bit per core");
-    std::uint64_t no_room_ = 0; ///< bit d: the last try_acquire to core d found no room
+    core_set waits_for_room_{s_.cfg.cores}; ///< while waiting_: the receivers it waits for room at
+    core_set no_room_{s_.cfg.cores};        ///< the receivers at which the last try_acquire found no room
 };
 
 /// The calling core's modelled cycles so far (0 outside an emulated core).
@@ -666,9 +705,8 @@ public:
     /// Run entry(endpoint, arg) on every emulated core (core 0 on the
     /// calling thread); returns when all have returned.
     static void launch(const config& c, void (*entry)(endpoint&, void*), void* arg) {
-        if (c.cores < 1 || c.cores > max_cores)
-            throw std::invalid_argument("tacomesh::scc: config.cores must be 1 to 48 (the SCC's cores), got " +
-                                        std::to_string(c.cores));
+        if (const std::string e = shape_error(c.shape, c.cores); !e.empty())
+            throw std::invalid_argument("tacomesh::scc: config.cores and config.shape: " + e);
         // The setting-up below runs instrumented code if this program counts
         // blocks at all: whether it does is known before any core runs.
         const std::uint64_t blocks_before = counted_blocks(), accesses_before = detail::accesses_seen;
