@@ -99,7 +99,7 @@ const char* usage_text =
     "                     memory: MESH Fig. 4 and 5 (the controllers' queues, the L2 flush);\n"
     "                     patents: MESH Fig. 7 (the greedy search's first moves on a larger graph)\n"
     "  --quick            fewer rounds of the round trip and the reduce (4 minutes on 2 CPUs);\n"
-    "                     patents: 20 moves at 1, 8 and 48 cores\n"
+    "                     patents: 20 moves at 1, 8 and 48 cores; beyond: world trade's DCM and Mix only\n"
     "  --json             print one JSON object and nothing else\n"
     "  --order            the emulated cores' host threads run in modelled-time order (default: modelled),\n"
     "                     or as the host schedules them (host: faster, the cycles vary with the host's load)\n"
@@ -589,6 +589,9 @@ int run_beyond(const options& o) {
     calibrate(o);
     const std::vector<tacomesh::scc::chip_shape> chips =
         o.meshes.empty() ? std::vector{scc::grid(16, 8), scc::grid(32, 16)} : o.meshes;
+    for (const tacomesh::scc::chip_shape& c : chips)
+        note(o, "and up to %u on a %u x %u chip (oversubscribed %ux)\n", c.cores(), c.mesh_x, c.mesh_y,
+             c.cores() / std::max(1u, std::thread::hardware_concurrency()));
     const int reduce_rounds = o.quick ? 10 : 100;
     const modularity::graph_data g = modularity::read_graph(o.modularity_data + "/WorldImport1999.el");
     rdf::store s;
@@ -605,7 +608,22 @@ int run_beyond(const options& o) {
     };
     std::vector<row> rows;
     const std::uint64_t trade_base = world_trade(g, modularity::maps_kind::dcm, 1);
-    std::map<std::uint64_t, std::uint64_t> rdf_base; // per pool size: 1 core's cycles
+    // One core's cycles for a pool of r copies: measured at the paper's
+    // pool and at twice it, and, for the larger pools, extrapolated along
+    // that line (a serial pass over the same queries, warm: 1024 cores'
+    // pool on one emulated core would take most of an hour of host time).
+    const std::uint64_t base_1 = rdf_task(s, queries, 1, per_48), base_2 = rdf_task(s, queries, 1, 2 * per_48);
+    const double per_copy = double(base_2 - base_1) / double(per_48);
+    note(o, "RDF on one core: %llu cycles for %llu copies, %llu for %llu: %.0f a copy (%.2f %% off a line through 0)\n",
+         (unsigned long long)base_1, (unsigned long long)per_48, (unsigned long long)base_2,
+         (unsigned long long)(2 * per_48), per_copy, 100 * std::abs(double(base_1) - per_copy * double(per_48)) / double(base_1));
+    auto rdf_base = [&](std::uint64_t r) {
+        return r == per_48 ? double(base_1) : r == 2 * per_48 ? double(base_2) : double(base_1) + per_copy * double(r - per_48);
+    };
+    // --quick: world trade's best and worst variants (Mix, DCM) only.
+    std::vector<modularity::maps_kind> variants;
+    for (modularity::maps_kind m : modularity::all_maps)
+        if (!o.quick || m == modularity::maps_kind::dcm || m == modularity::maps_kind::mix) variants.push_back(m);
     std::vector<tacomesh::scc::chip_shape> all{tacomesh::scc::chip_shape{}};
     all.insert(all.end(), chips.begin(), chips.end());
     for (const tacomesh::scc::chip_shape& c : all) {
@@ -617,18 +635,15 @@ int run_beyond(const options& o) {
              c.mpb_bytes, c.controllers);
         r.reduce = isolated([&] { return scc::reduce_cycles(chip(n), reduce_rounds); });
         note(o, "  reduce over %u cores: %llu cycles\n", n, (unsigned long long)r.reduce);
-        for (modularity::maps_kind m : modularity::all_maps) {
+        for (modularity::maps_kind m : variants) {
             const std::uint64_t t = world_trade(g, m, n);
             r.worldtrade[modularity::name(m)] = double(trade_base) / double(t);
             note(o, "  world trade %s: %llu cycles, %.2fx\n", modularity::name(m), (unsigned long long)t,
                  r.worldtrade[modularity::name(m)]);
         }
         r.repeat = std::max<std::uint64_t>(1, (per_48 * (n - 1) + 46) / 47);
-        shape = tacomesh::scc::chip_shape{};
-        if (!rdf_base.count(r.repeat)) rdf_base[r.repeat] = rdf_task(s, queries, 1, r.repeat);
-        shape = c;
         const std::uint64_t t = rdf_task(s, queries, n, r.repeat);
-        r.rdf = double(rdf_base[r.repeat]) / double(t);
+        r.rdf = rdf_base(r.repeat) / double(t);
         note(o, "  RDF task pool (%llu copies of %zu queries): %llu cycles, %.2fx\n", (unsigned long long)r.repeat,
              queries.size(), (unsigned long long)t, r.rdf);
         rows.push_back(r);
@@ -643,8 +658,8 @@ int run_beyond(const options& o) {
                    ", \"controllers\": " + std::to_string(r.chip.controllers) +
                    ", \"reduce_cycles_polling\": " + std::to_string(r.reduce) + ", \"worldtrade_speedup\": {";
             bool first = true;
-            for (const char* v : {"dcm", "ncm", "wt", "mix"}) {
-                out += std::string(first ? "" : ", ") + "\"" + v + "\": " + number(r.worldtrade.at(v));
+            for (const auto& [v, x] : r.worldtrade) {
+                out += std::string(first ? "" : ", ") + "\"" + v + "\": " + number(x);
                 first = false;
             }
             out += "}, \"rdf_task_copies\": " + std::to_string(r.repeat) +
@@ -653,12 +668,16 @@ int run_beyond(const options& o) {
         std::fputs((out + "]}\n").c_str(), stdout);
     } else {
         std::printf("The SCC made bigger (same cores, caches, prices; the mesh's distance priced):\n"
-                    "  mesh     cores  MPB/core  controllers  reduce (cycles)  world trade DCM / NCM / WT / Mix   RDF tasks\n");
+                    "  mesh     cores  MPB/core  controllers  reduce (cycles)  world trade DCM / NCM / WT / Mix   RDF tasks\n"
+                    "  (0: a variant --quick leaves out)\n");
         for (const row& r : rows)
+        {
+            auto x = [&](const char* v) { return r.worldtrade.count(v) ? r.worldtrade.at(v) : 0.0; };
             std::printf("  %2ux%-2u  %6u  %8zu  %11u  %15llu  %6.2f / %5.2f / %5.2f / %5.2f   %6.2f (%llu copies)\n",
                         r.chip.mesh_x, r.chip.mesh_y, r.chip.cores(), r.chip.mpb_bytes, r.chip.controllers,
-                        (unsigned long long)r.reduce, r.worldtrade.at("dcm"), r.worldtrade.at("ncm"),
-                        r.worldtrade.at("wt"), r.worldtrade.at("mix"), r.rdf, (unsigned long long)r.repeat);
+                        (unsigned long long)r.reduce, x("dcm"), x("ncm"), x("wt"), x("mix"), r.rdf,
+                        (unsigned long long)r.repeat);
+        }
     }
     return 0;
 }

@@ -63,6 +63,10 @@ public:
     static_assert(sizeof(V) <= chunk_bytes, "mesh::chunked_map: a value larger than a chunk (4 KB)");
     static constexpr std::size_t per_chunk = chunk_bytes / sizeof(V);
     static constexpr map_memory memory = Memory;
+    /// The map's own bytes (make_shared_object): beside its chunks where
+    /// those are written through, since a set changes them too (the chunk's
+    /// stamp), and publishing them should not take the L2 flush routine.
+    static memory_mode object_memory() { return Memory == map_memory::wt ? chunk_memory() : memory_mode::cached; }
 
     /// n values, each `init`; growth fills new indices with `init` too.
     explicit chunked_map(std::size_t n = 0, const V& init = V{}) : fill_(init) { grow_to(n, init); }

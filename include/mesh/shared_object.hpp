@@ -11,6 +11,7 @@
 // object.
 #include <algorithm>
 #include <cstddef>
+#include <concepts>
 #include <cstdint>
 #include <deque>
 #include <exception>
@@ -114,14 +115,32 @@ inline void retire(control_block* cb) {
                             "the destroy would read freed memory, soon another object's");
 }
 
+/// Where a shared object's own bytes live: cached memory (kept consistent
+/// by the controller's flush and invalidate), or what T asks for with a
+/// `static memory_mode object_memory()`. A write-through chunked_map asks
+/// for write-through memory: its header changes with every set (the
+/// chunks' stamps), and on the SCC a publish of cached bytes runs the L2
+/// flush routine (7,500 cycles and more) on the writer and on every
+/// reader, where write-through memory takes a WCB flush and a CL1INVMB.
+template <class T>
+memory_mode object_memory() {
+    if constexpr (requires {
+                      { T::object_memory() } -> std::same_as<memory_mode>;
+                  })
+        return T::object_memory();
+    else
+        return memory_mode::cached;
+}
+
 /// Frees what make_shared_object allocated, unless released.
 struct allocation_guard {
     void* object = nullptr;
+    memory_mode object_mode = memory_mode::cached;
     void* block = nullptr;
     void* state = nullptr;
     ~allocation_guard() {
         try {
-            if (object) deallocate(object, memory_mode::cached);
+            if (object) deallocate(object, object_mode);
             if (block) {
                 free_parts(*static_cast<control_block*>(block)); // containers its constructor made before it threw
                 deallocate_fast_block(block);
@@ -175,7 +194,8 @@ sharing_ptr<T> make_shared_object(Args&&... args) {
 
     detail::require_run("mesh::make_shared_object");
     detail::allocation_guard g;
-    g.object = allocate(sizeof(T), memory_mode::cached, alignof(T));
+    g.object_mode = detail::object_memory<T>();
+    g.object = allocate(sizeof(T), g.object_mode, alignof(T));
     static_assert(sizeof(detail::control_block) == detail::home_allocators::fast_block_bytes);
     g.block = detail::allocate_fast_block();
     using state = typename C::state;
@@ -234,7 +254,7 @@ void destroy_shared_object(sharing_ptr<T>& p) {
     }
     void* object = cb->object;
     void* state = cb->state;
-    deallocate(object, memory_mode::cached);
+    deallocate(object, detail::object_memory<T>());
     deallocate_private(state);
     detail::free_parts(*cb);
     detail::retire(cb);

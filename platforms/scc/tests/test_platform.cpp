@@ -130,6 +130,10 @@ TEST_CASE("SCC emulation: a chip shape the channels or the emulation cannot hold
     tacomesh::scc::chip_shape none = scc::grid(2, 2);
     none.controllers = 0;
     CHECK_THAT(refused({.cores = 4, .shape = none}), Contains("memory controller"));
+    tacomesh::scc::chip_shape odd = scc::grid(2, 2);
+    odd.controllers = 3;
+    CHECK_THAT(refused({.cores = 4, .shape = odd}), Contains("1, or an even number"));
+    CHECK(refused({.cores = 8, .shape = scc::grid(2, 2)}) == "(accepted)");
 }
 
 TEST_CASE("SCC emulation: a host thread the system refuses fails the run with a message, not std::terminate",
@@ -296,6 +300,40 @@ TEST_CASE("SCC emulation: write-through memory is the MPBT+WT region, and a wt m
     CHECK(wt_set > 0);    // the value went through
     CHECK(wt_set < 1000); // through the WCB (on cached memory it would be the flush routine: 7 500 and more)
     CHECK(dcm_set == 0);  // dcm: nothing until the release
+}
+
+namespace {
+using wt_map = mesh::chunked_map<std::uint32_t, long, mesh::map_memory::wt>;
+/// A reader's look at index 7 on this core: its cycles (~0 if it saw a stale value).
+std::uint64_t refresh_cycles(mesh::sharing_ptr<wt_map> m) {
+    const std::uint64_t before = scc::cycles();
+    const long v = mesh::read(m).get(7);
+    return v == 1 ? scc::cycles() - before : ~std::uint64_t(0);
+}
+} // namespace
+
+TEST_CASE("SCC emulation: a wt map's own bytes are write-through memory too, so neither its release nor a reader's "
+          "refresh runs the L2 flush routine",
+          "[scc][platform][cost]") {
+    bool object_in_wt = false;
+    std::uint64_t release = 0, refresh = 0;
+    taco::run(scc::config{.cores = 2, .costs = {.compute_cycles_per_ns = 0}}, [&] {
+        auto m = mesh::make_shared_object<wt_map, mesh::controllers::broadcast>(4096, 0L);
+        const std::span<std::byte> wt = taco::detail::runtime().region(taco::memory_mode::write_through);
+        const auto* o = static_cast<const std::byte*>(m.block()->object);
+        object_in_wt = o >= wt.data() && o < wt.data() + wt.size();
+        (void)taco::sync(1, &refresh_cycles, m); // core 1's view in place (a stale 0: ~0, ignored)
+        const std::uint64_t before = scc::cycles();
+        mesh::write(m).set(7, 1L); // the value through the WCB, the header's stamp, the Broadcast to core 1
+        release = scc::cycles() - before;
+        refresh = taco::sync(1, &refresh_cycles, m);
+        mesh::destroy_shared_object(m);
+    });
+    CHECK(object_in_wt);
+    INFO("release " << release << " cycles, core 1's refresh " << refresh);
+    const std::uint64_t routine = scc::cost_model{}.flush_call; // the L2 flush routine's call alone
+    CHECK(release < routine);
+    CHECK(refresh < routine); // also: the value seen (else ~0)
 }
 
 TEST_CASE("SCC emulation: control blocks, and so the Timestamp counters, lie in the MPBs' spare bytes while "

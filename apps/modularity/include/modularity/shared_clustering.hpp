@@ -32,6 +32,10 @@ public:
     cluster first_empty = 0;                       ///< the lowest free id (== cluster count: none)
     vertex nonempty = 0;                           ///< clusters with at least one vertex
 
+    /// Its own bytes (the two counts, changed by every move) where its
+    /// maps' are: write-through for wt maps (mesh::detail::object_memory).
+    static mesh::memory_mode object_memory() { return map<cluster>::object_memory(); }
+
     class reader_proxy {
     public:
         explicit reader_proxy(const mesh::sharing_ptr<shared_clustering>& c)

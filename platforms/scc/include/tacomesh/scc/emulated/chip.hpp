@@ -101,6 +101,9 @@ inline std::string shape_error(const chip_shape& shape, core_index cores) {
                " bytes of MPB per core (a whole number of 32-byte lines) for a channel slot per sender, not " +
                std::to_string(shape.mpb_bytes) + ": use emulated::grid(), which sizes it";
     if (shape.controllers == 0) return "the chip needs at least one memory controller";
+    if (shape.controllers > 1 && (shape.controllers % 2 != 0 || shape.mesh_x < 2))
+        return "the memory controllers sit on the mesh's left and right edges: 1, or an even number on a mesh at "
+               "least 2 tiles wide, not " + std::to_string(shape.controllers);
     return {};
 }
 

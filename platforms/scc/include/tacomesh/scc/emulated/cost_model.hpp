@@ -89,7 +89,7 @@ struct cost_model {
     /// 30 cycles wide over the 0 to 8 hops of the SCC's 6 x 4 mesh (3.75 a
     /// hop), and a router takes 4 mesh cycles at 1.6 GHz (SCC EAS), 2 core
     /// cycles, each way of a read: 4. At the SCC's mean distance between
-    /// two cores (3.2 hops) a read is 80 and a write 91, the middles of the
+    /// two cores (3.3 hops) a read is 80 and a write 91, the middles of the
     /// ranges (82, 93); on a 32 x 16 mesh the mean is 16 hops: 131 and 142.
     std::uint64_t mesh_hop_cycles = 4;
     std::uint64_t dram_line_read = 162; ///< a DCM line from off-chip DRAM (r: 150-174)

@@ -501,10 +501,9 @@ public:
     }
     /// A polling core whose last scan found nothing waits, on the host, for
     /// its doorbell (or `limit`: the runtime's timers; at most 1 ms, longer
-    /// the more cores, as time_order's slices). Its
-    /// modelled clock does not move either way (idle_since), so this is
-    /// host time only. Not while it waits for room: acknowledgements ring
-    /// no doorbell.
+    /// the more cores, as time_order's slices). Its modelled clock does not
+    /// move either way (idle_since), so this is host time only. Not while
+    /// it waits for room: acknowledgements ring no doorbell.
     void park(std::chrono::nanoseconds limit) {
         if (!no_room_.empty() || s_.doorbell[id()].load(std::memory_order_acquire) != quiet_at_) {
             std::this_thread::yield();
