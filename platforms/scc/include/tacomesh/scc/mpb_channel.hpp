@@ -117,12 +117,11 @@ public:
     static constexpr core_index max_peers = H::max_cores;
 
     explicit mpb_channels(H& hw, mpb_channel_options o = {})
-        : hw_(hw), o_(o), l_(mpb_layout::of(hw.core_count(), hw.shape().cores(), hw.shape().mpb_bytes)),
-          depth_(l_.depth) {}
+        : hw_(hw), o_(o), l_(mpb_layout::of(hw.core_count(), hw.shape().cores(), hw.shape().mpb_bytes)) {}
 
     H& hardware() noexcept { return hw_; }
     /// Messages a sender may have in one receiver's MPB at once.
-    std::uint32_t depth() const noexcept { return depth_; }
+    std::uint32_t depth() const noexcept { return l_.depth; }
     const mpb_layout& layout() const noexcept { return l_; }
 
     /// Room for a message to `dest`, or nullptr while its slots are all
@@ -132,19 +131,19 @@ public:
     std::span<const std::byte> staging() const noexcept { return staging_; }
 
     std::byte* try_acquire(core_index dest) {
-        if (sent_[dest] - acked_[dest] >= depth_) {
+        if (sent_[dest] - acked_[dest] >= l_.depth) {
             if (o_.invalidate) hw_.cl1invmb();
             std::uint32_t ack = 0;
             hw_.mpb_load(hw_.core(), l_.ack_offset + dest * sizeof ack, &ack, sizeof ack);
             acked_[dest] = ack;
-            if (sent_[dest] - ack >= depth_) return nullptr;
+            if (sent_[dest] - ack >= l_.depth) return nullptr;
         }
         return staging_.data();
     }
 
     /// Hand the first `length` bytes of the acquired room to `dest`.
     void publish(core_index dest, std::size_t length) {
-        const std::size_t slot = slot_offset(hw_.core(), sent_[dest] % depth_);
+        const std::size_t slot = slot_offset(hw_.core(), sent_[dest] % l_.depth);
         const std::size_t lines = (length + line_bytes - 1) / line_bytes;
         hw_.mpb_store(dest, slot + line_bytes, staging_.data(), lines * line_bytes); // whole lines
         header h{++sent_[dest], std::uint32_t(length), {}};
@@ -167,9 +166,9 @@ public:
         std::size_t ran = 0;
         for (core_index src = 0; src < hw_.core_count(); ++src) {
             if (flags[src] == std::uint8_t(received_[src])) continue; // nothing new published by src
-            for (std::uint32_t taken = 0; taken < depth_; ++taken) {
+            for (std::uint32_t taken = 0; taken < l_.depth; ++taken) {
                 const std::uint32_t next = received_[src] + 1;
-                const std::size_t slot = slot_offset(src, received_[src] % depth_);
+                const std::size_t slot = slot_offset(src, received_[src] % l_.depth);
                 header h;
                 hw_.mpb_load(me, slot, &h, sizeof h);
                 if (h.seq != next) break; // an older message's slot: nothing new from src
@@ -195,13 +194,12 @@ private:
     static_assert(sizeof(header) == line_bytes);
 
     std::size_t slot_offset(core_index sender, std::uint32_t k) const noexcept {
-        return (std::size_t(sender) * depth_ + k) * slot_bytes;
+        return (std::size_t(sender) * l_.depth + k) * slot_bytes;
     }
 
     H& hw_;
     mpb_channel_options o_;
     mpb_layout l_;
-    std::uint32_t depth_;
     std::array<std::uint32_t, max_peers> sent_{}, acked_{}, received_{};
     alignas(line_bytes) std::array<std::byte, payload_bytes> staging_{};
 };
