@@ -40,10 +40,11 @@
 // Messages are counted on the receiver before they become visible and
 // uncounted as it reads them: a waiting core with a message on its way has
 // that message's cycle as its time, never infinity, whatever the host's
-// threads are doing (the publisher's count is sequentially consistent with
-// the receiver's read).
+// threads are doing (the publisher counts it under the order's lock before
+// it publishes, and the receiver, having read it, takes that lock after).
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <compare>
 #include <condition_variable>
@@ -52,6 +53,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -92,71 +94,78 @@ public:
     /// an operation waits for its turn before it goes ahead out of order.
     time_order(core_index cores, std::uint64_t window,
                std::chrono::milliseconds patience = std::chrono::milliseconds(2000))
-        : window_(window), patience_(patience), cores_(cores), room_words_((cores + 63) / 64),
-          room_at_(std::make_unique<std::atomic<std::uint64_t>[]>(std::size_t(cores) * room_words_)),
-          spins_(cores <= 8 * std::max(1u, std::thread::hardware_concurrency()) ? 64 : 0),
-          slice_(std::max<std::chrono::milliseconds::rep>(1, cores / 16)) {}
+        : window_(window), patience_(patience), n_(cores), cores_(std::make_unique<core_state[]>(cores)),
+          places_(cores), spins_(cores <= 8 * std::max(1u, std::thread::hardware_concurrency()) ? 64 : 0),
+          slice_(std::max<std::chrono::milliseconds::rep>(1, cores / 16)) {
+        for (core_index c = 0; c < cores; ++c) places_.set(c, {0, c});
+    }
     time_order(const time_order&) = delete;
     time_order& operator=(const time_order&) = delete;
 
     /// Core `me` runs an operation at cycle `t`: it is running from here
     /// on, and waits until no other core can still act before t - window.
     void turn(core_index me, std::uint64_t t) {
+        std::unique_lock g(m_);
         core_state& s = cores_[me];
         // A running core whose clock stands still (a poll that found
         // nothing, on the runtime's loop) changes nothing the others see.
-        if (t != s.clock.load(std::memory_order_relaxed) || s.state.load(std::memory_order_relaxed) != running) {
-            s.clock.store(t, std::memory_order_seq_cst);
-            s.state.store(running, std::memory_order_seq_cst);
+        if (t != s.clock || s.state != running) {
+            s.clock = t;
+            set_state(me, running);
             wake_blocked();
         }
-        if (!may_run(me, t)) block(me, t);
+        if (!may_run(me, t)) block(g, me, t);
     }
 
     /// Core `me` enters the wait loop at cycle `t`, waiting for messages
     /// and for room at the receivers in `room_at`.
     void wait(core_index me, std::uint64_t t, const core_set& room_at) {
+        std::lock_guard g(m_);
         core_state& s = cores_[me];
-        s.clock.store(t, std::memory_order_seq_cst);
-        for (std::size_t w = 0; w < room_words_; ++w)
-            room_at_[me * room_words_ + w].store(room_at.words()[w], std::memory_order_seq_cst);
-        s.state.store(waiting, std::memory_order_seq_cst);
+        s.clock = t;
+        s.room.clear();
+        for (std::size_t w = 0; w < room_at.words().size(); ++w)
+            for (std::uint64_t bits = room_at.words()[w]; bits; bits &= bits - 1)
+                s.room.push_back(core_index(w * 64 + std::size_t(__builtin_ctzll(bits))));
+        set_state(me, waiting);
         wake_blocked();
     }
 
     /// Core `me` looks at its messages from the wait loop: it waits until no
     /// other core can still write one to it earlier than the first it has.
     void look(core_index me) {
-        core_state& s = cores_[me];
-        if (s.state.load(std::memory_order_relaxed) != waiting) return;
-        const std::uint64_t first = earliest(s.mail.load());
-        if (first == never) return;
-        const std::uint64_t at = std::max(s.clock.load(std::memory_order_relaxed), first);
-        if (!may_run(me, at)) block(me, at);
+        std::unique_lock g(m_);
+        const core_state& s = cores_[me];
+        if (s.state != waiting || s.mail_first == never) return;
+        const std::uint64_t at = std::max(s.clock, s.mail_first);
+        if (!may_run(me, at)) block(g, me, at);
     }
 
     /// A message to core `to` is about to become visible, at cycle `t` or later.
     void sending(core_index to, std::uint64_t t) {
-        std::uint64_t m = cores_[to].mail.load();
-        while (!cores_[to].mail.compare_exchange_weak(m, pack(count(m) + 1, std::min(earliest(m), t)))) {
-        }
+        std::lock_guard g(m_);
+        core_state& s = cores_[to];
+        ++s.mail;
+        s.mail_first = std::min(s.mail_first, t);
+        refresh(to); // can only lower its place: wakes nobody
     }
     /// `me` read a message (it is running from the cycle `t` it read it at).
     void received(core_index me, std::uint64_t t) {
+        std::lock_guard g(m_);
         core_state& s = cores_[me];
-        // Running before the count drops: with its last message read, a
-        // waiting core's time would be infinity, not the message's.
-        s.clock.store(std::max(s.clock.load(std::memory_order_relaxed), t), std::memory_order_seq_cst);
-        s.state.store(running, std::memory_order_seq_cst);
-        std::uint64_t m = s.mail.load();
-        while (!s.mail.compare_exchange_weak(m, count(m) <= 1 ? pack(0, never) : pack(count(m) - 1, earliest(m)))) {
-        }
+        s.clock = std::max(s.clock, t);
+        // The earliest of the rest is not known: the read one's cycle stays
+        // as a lower bound (the core is running, at its clock, from here on).
+        if (s.mail <= 1) s.mail = 0, s.mail_first = never;
+        else --s.mail;
+        set_state(me, running);
         wake_blocked();
     }
 
     /// Core `me`'s program returned: it acts no more.
     void done(core_index me) {
-        cores_[me].state.store(finished, std::memory_order_seq_cst);
+        std::lock_guard g(m_);
+        set_state(me, finished);
         wake_blocked();
     }
 
@@ -167,43 +176,7 @@ public:
 
 private:
     enum state_t : std::uint8_t { running, waiting, finished };
-    // 16 bits of count (messages in flight to one core: at most 47 senders x
-    // 32 slots, or 1023 x 1, plus those being written), 48 of cycle: 4 days
-    // at 800 MHz.
-    static constexpr std::uint64_t cycle_bits = 48, no_cycle = (std::uint64_t(1) << cycle_bits) - 1;
-    static std::uint64_t pack(std::uint64_t n, std::uint64_t t) noexcept {
-        return n << cycle_bits | std::min(t, no_cycle);
-    }
-    static std::uint64_t count(std::uint64_t m) noexcept { return m >> cycle_bits; }
-    static std::uint64_t earliest(std::uint64_t m) noexcept {
-        const std::uint64_t t = m & no_cycle;
-        return t == no_cycle ? never : t;
-    }
 
-    /// One core's published state, on a cache line of its own: every other
-    /// core reads it at each of its operations, its owner writes it.
-    struct alignas(64) core_state {
-        std::atomic<std::uint64_t> clock{0};
-        std::atomic<std::uint64_t> mail{pack(0, never)}; ///< messages counted to it, and the earliest one's cycle
-        std::atomic<state_t> state{running};
-        std::atomic<std::uint64_t> blocked_at{never}; ///< the cycle it waits to run at, or never
-        std::mutex m;
-        std::condition_variable cv;
-        bool woken = false; ///< under m
-    };
-
-    /// The earliest cycle at which core d could still write what another
-    /// core reads, leaving out the receivers it waits for room at.
-    std::uint64_t own_time(const core_state& d) const noexcept {
-        switch (d.state.load()) {
-        case running: return d.clock.load();
-        case finished: return never;
-        default: {
-            const std::uint64_t e = earliest(d.mail.load());
-            return e == never ? never : std::max(d.clock.load(), e);
-        }
-        }
-    }
     /// A core's place in the order: the earliest cycle at which it could
     /// still write what another core reads, then a core index. Of two cores
     /// at the same cycle the lower index goes first, whichever thread the
@@ -215,47 +188,106 @@ private:
         std::size_t core;
         friend auto operator<=>(const place&, const place&) = default;
     };
-    place effective(std::size_t d) const noexcept {
-        const core_state& s = cores_[d];
-        place p{own_time(s), d};
-        if (s.state.load() != waiting) return p;
-        const std::uint64_t c = s.clock.load();
-        // The acknowledgement that frees the room comes from the receiver:
-        // no earlier than the receiver's own time, and no earlier than d's
-        // clock. Such a place takes the receiver's index, so that it ties
-        // with the receiver's own and never holds the receiver back.
-        for (std::size_t w = 0; w < room_words_; ++w) {
-            std::uint64_t room = room_at_[d * room_words_ + w].load();
-            while (room) {
-                const auto r = core_index(w * 64 + std::size_t(__builtin_ctzll(room)));
-                room &= room - 1;
-                const std::uint64_t rt = own_time(cores_[r]);
-                if (rt == never) continue;
-                p = std::min(p, rt >= c ? place{rt, r} : place{c, d});
-            }
+    static constexpr place nowhere{never, std::numeric_limits<std::size_t>::max()};
+
+    /// The cores' own places in a tournament tree: the least of all but one
+    /// core in log2(n) steps. A scan of every core's state at every
+    /// operation cost 1024 cores 1024 cache misses an operation, and world
+    /// trade at 256 cores 90 us of host time per wait.
+    class place_tree {
+    public:
+        explicit place_tree(std::size_t n) : leaves_(std::bit_ceil(std::max<std::size_t>(n, 1))), node_(2 * leaves_, nowhere) {}
+        void set(std::size_t i, place p) noexcept {
+            std::size_t k = leaves_ + i;
+            node_[k] = p;
+            for (k /= 2; k >= 1; k /= 2) node_[k] = std::min(node_[2 * k], node_[2 * k + 1]);
         }
-        return p;
+        place least() const noexcept { return node_[1]; }
+        /// The least place of every core but `i`: the siblings on its path.
+        place least_but(std::size_t i) const noexcept {
+            place p = nowhere;
+            for (std::size_t k = leaves_ + i; k > 1; k /= 2) p = std::min(p, node_[k ^ 1]);
+            return p;
+        }
+
+    private:
+        std::size_t leaves_;
+        std::vector<place> node_;
+    };
+
+    struct core_state {
+        std::uint64_t clock = 0;
+        std::uint64_t mail = 0;            ///< messages counted to it and not read
+        std::uint64_t mail_first = never;  ///< the earliest of them (a lower bound once one is read)
+        state_t state = running;
+        std::vector<core_index> room;      ///< while waiting: the receivers it waits for room at
+        std::size_t room_slot = npos;      ///< its index in room_waiters_, or npos
+        std::uint64_t blocked_at = never;  ///< the cycle it waits to run at, or never
+        bool woken = false;
+        std::condition_variable cv;
+    };
+    static constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
+
+    /// The earliest cycle at which core d could still write what another
+    /// core reads, leaving out the receivers it waits for room at:
+    ///  - a running core: its clock (it can only act later than that);
+    ///  - a waiting core: the earliest message written to it that it has
+    ///    not read (it can act only after reading one), never earlier than
+    ///    its clock; infinity when nothing is coming;
+    ///  - a core whose program returned: infinity.
+    std::uint64_t own_time(const core_state& d) const noexcept {
+        switch (d.state) {
+        case running: return d.clock;
+        case finished: return never;
+        default: return d.mail_first == never ? never : std::max(d.clock, d.mail_first);
+        }
     }
+    void refresh(core_index d) noexcept { places_.set(d, {own_time(cores_[d]), d}); }
+    void set_state(core_index d, state_t st) {
+        core_state& s = cores_[d];
+        s.state = st;
+        refresh(d);
+        // Only a waiting core waits for room; the list stays as short as
+        // the cores that do (a few, against the n scanned at every turn).
+        const bool listed = st == waiting && !s.room.empty();
+        if (listed && s.room_slot == npos) {
+            s.room_slot = room_waiters_.size();
+            room_waiters_.push_back(d);
+        } else if (!listed && s.room_slot != npos) {
+            cores_[room_waiters_.back()].room_slot = s.room_slot;
+            room_waiters_[s.room_slot] = room_waiters_.back();
+            room_waiters_.pop_back();
+            s.room_slot = npos;
+        }
+    }
+    /// A core d waiting for room: the acknowledgement that frees it comes
+    /// from a receiver, no earlier than the receiver's own time, and d can
+    /// act no earlier than its clock c. So its place is c when a receiver's
+    /// time is below c, and otherwise the receiver's own place (already in
+    /// the tree, and never holding that receiver back), which adds nothing.
+    place room_place(core_index d) const noexcept {
+        const core_state& s = cores_[d];
+        for (const core_index r : s.room)
+            if (const std::uint64_t rt = own_time(cores_[r]); rt != never && rt < s.clock) return {s.clock, d};
+        return nowhere;
+    }
+    /// The least place of the cores other than `me`, and whose it is.
     place others_least(core_index me) const noexcept {
-        place least{never, cores_.size()};
-        for (std::size_t d = 0; d < cores_.size(); ++d)
-            if (d != me) least = std::min(least, effective(d));
+        place least = places_.least_but(me);
+        for (const core_index d : room_waiters_)
+            if (d != me) least = std::min(least, room_place(d));
         return least;
     }
     bool within(core_index me, std::uint64_t t, place least) const noexcept {
         if (least.t == never) return true;
         const std::uint64_t bound = least.t + window_;
-        // least.core == me: a place derived from this core's own (a core
-        // waiting for room here), which only this core can move on.
         return t < bound || (t == bound && me <= least.core);
     }
     bool may_run(core_index me, std::uint64_t t) const noexcept { return within(me, t, others_least(me)); }
 
-    void block(core_index me, std::uint64_t t) {
+    void block(std::unique_lock<std::mutex>& g, core_index me, std::uint64_t t) {
         core_state& s = cores_[me];
         waits_.fetch_add(1, std::memory_order_relaxed);
-        blocked_.fetch_add(1);
-        s.blocked_at.store(t); // sequentially consistent with the wakers' state stores (wake_blocked)
         const auto give_up = std::chrono::steady_clock::now() + patience_;
         bool in_order = true;
         // The turn usually comes within microseconds (a memory request
@@ -266,66 +298,77 @@ private:
         // seconds on 2 CPUs, sleeping at once / yielding 64 times first:
         // 2 cores 10 / 2.0, 12: 13 / 7.9, 16: 13.3 / 10.9, 24: 15.6 / 17.8,
         // 48: 19 / 40 (the modelled cycles are the same).
-        for (int round = 0; round < spins_ && !may_run(me, t); ++round) std::this_thread::yield();
+        for (int round = 0; round < spins_; ++round) {
+            g.unlock();
+            std::this_thread::yield();
+            g.lock();
+            if (may_run(me, t)) return;
+        }
+        s.blocked_at = t;
+        blocked_.insert({t, me});
         while (!may_run(me, t)) {
-            std::unique_lock g(s.m);
             // Slices, not one wait: the rule is rechecked even if a wake-up is
             // missed (a core that leaves the wait loop without an operation).
-            if (!s.cv.wait_for(g, slice_, [&] { return s.woken; }) &&
-                std::chrono::steady_clock::now() >= give_up) {
+            if (!s.cv.wait_for(g, slice_, [&] { return s.woken; }) && std::chrono::steady_clock::now() >= give_up) {
                 in_order = false;
                 break;
             }
+            if (s.woken) blocked_.insert({t, me}); // the waker took it out
             s.woken = false;
         }
-        s.blocked_at.store(never);
-        blocked_.fetch_sub(1);
+        blocked_.erase({t, me});
+        s.blocked_at = never;
+        s.woken = false;
         if (!in_order) timeouts_.fetch_add(1, std::memory_order_relaxed);
     }
 
     /// After a core's time rose: wake the blocked cores that may now run.
+    /// Every core but the one whose place is the least has that least place
+    /// as its "least of the others", so in the order of their cycles the
+    /// first that may not run ends the search (after the least place's own
+    /// core, which looks at the second least, is checked on its own).
     void wake_blocked() {
-        if (blocked_.load() == 0) return;
-        // The least and second least places: each blocked core's "least of
-        // the others" is one of them (one pass, not one per core). `first_of`:
-        // the core whose place is the least (a derived place names another).
-        place first{never, cores_.size()}, second{never, cores_.size()};
-        std::size_t first_of = cores_.size();
-        for (std::size_t d = 0; d < cores_.size(); ++d) {
-            const place p = effective(d);
-            if (p < first) {
-                second = first;
-                first = p;
-                first_of = d;
-            } else if (p < second) {
-                second = p;
-            }
-        }
-        for (std::size_t b = 0; b < cores_.size(); ++b) {
-            core_state& s = cores_[b];
-            const std::uint64_t t = s.blocked_at.load();
-            if (t == never || !within(core_index(b), t, b == first_of ? second : first)) continue;
-            {
-                std::lock_guard g(s.m);
-                s.woken = true;
-            }
+        if (blocked_.empty()) return;
+        place first = places_.least();
+        for (const core_index d : room_waiters_) first = std::min(first, room_place(d));
+        auto wake = [&](std::set<std::pair<std::uint64_t, core_index>>::iterator i) {
+            core_state& s = cores_[i->second];
+            s.woken = true;
             s.cv.notify_one();
+            return blocked_.erase(i);
+        };
+        if (first.core < n_) {
+            const core_index f = core_index(first.core);
+            // Blocked, and not woken already (a woken core leaves the set).
+            if (const auto i = blocked_.find({cores_[f].blocked_at, f});
+                i != blocked_.end() && within(f, i->first, others_least(f)))
+                wake(i);
+        }
+        for (auto i = blocked_.begin(); i != blocked_.end();) {
+            if (i->second == first.core) {
+                ++i;
+                continue;
+            }
+            if (!within(i->second, i->first, first)) break;
+            i = wake(i);
         }
     }
 
     std::uint64_t window_;
     std::chrono::milliseconds patience_;
-    std::vector<core_state> cores_;
-    /// Per core, while it waits: the receivers it waits for room at, a
-    /// bit each (room_words_ words per core).
-    std::size_t room_words_;
-    std::unique_ptr<std::atomic<std::uint64_t>[]> room_at_;
+    core_index n_;
+    // One lock over the order's state: each operation's update and check is
+    // a few tree steps, shorter than the host's thread switch it may lead to.
+    std::mutex m_;
+    std::unique_ptr<core_state[]> cores_;
+    place_tree places_;
+    std::vector<core_index> room_waiters_;                  ///< the waiting cores with receivers to wait for room at
+    std::set<std::pair<std::uint64_t, core_index>> blocked_; ///< the cores blocked in block(), by cycle then index
     int spins_; ///< yields before a blocked core sleeps: see block()
     /// How long a blocked core sleeps before it looks again unwoken: 1 ms,
     /// and longer the more cores there are (256 cores blocked in 1 ms
     /// slices woke 250 000 times a second and kept 2 host CPUs busy).
     std::chrono::milliseconds slice_;
-    std::atomic<std::size_t> blocked_{0};
     std::atomic<std::uint64_t> waits_{0}, timeouts_{0};
 };
 
