@@ -258,3 +258,34 @@ TEST_CASE("time order: of two cores at the same cycle the lower index goes first
     order.turn(1, 100);
     CHECK(order.timeouts() == 2);
 }
+
+TEST_CASE("time order: a blocked core runs once the cores before it move on or stop, the least of all against the "
+          "second least",
+          "[scc][order]") {
+    // Three cores at cycle 0. Core 2 asks for cycle 100 and core 1 for 50:
+    // both wait for core 0. Core 0 then waits with nothing coming (no time
+    // at all): core 1, the least of the rest, may run against core 2's 100;
+    // core 2 only once core 1 is done. Out of order, a turn would give up
+    // after the patience and count a timeout.
+    emu::time_order order(3, 0, std::chrono::milliseconds(2000));
+    std::atomic<bool> second_ran{false}, third_ran{false};
+    std::thread third([&] {
+        order.turn(2, 100);
+        third_ran = true;
+    });
+    std::thread second([&] {
+        order.turn(1, 50);
+        second_ran = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        CHECK_FALSE(third_ran.load()); // core 1 is at 50, before core 2's 100
+        order.done(1);
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK_FALSE(second_ran.load()); // core 0 at 0 holds both back
+    CHECK_FALSE(third_ran.load());
+    order.wait(0, 0, emu::core_set(3));
+    second.join();
+    third.join();
+    CHECK(order.timeouts() == 0);
+    CHECK(order.waits() >= 2);
+}
