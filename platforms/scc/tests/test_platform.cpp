@@ -268,15 +268,23 @@ TEST_CASE("SCC emulation: counted blocks asked of a program that counts none are
     CHECK(scc::counted_blocks() == 0); // nothing here was compiled to count
 }
 
+namespace {
+/// Whether `p` lies in this core's MESH region of memory type `m`.
+bool in_region(taco::memory_mode m, const void* p) {
+    const std::span<std::byte> r = taco::detail::runtime().region(m);
+    const auto* b = static_cast<const std::byte*>(p);
+    return b >= r.data() && b < r.data() + r.size();
+}
+} // namespace
+
 TEST_CASE("SCC emulation: write-through memory is the MPBT+WT region, and a wt map's set costs a WCB flush, not the "
           "L2 flush routine",
           "[scc][platform][cost]") {
-    bool in_region = false;
+    bool in_wt = false;
     std::uint64_t wt_set = 0, dcm_set = 0;
     taco::run(scc::config{.cores = 2, .costs = {.compute_cycles_per_ns = 0}}, [&] {
-        const std::span<std::byte> wt = taco::detail::runtime().region(taco::memory_mode::write_through);
         void* p = mesh::allocate(64, taco::memory_mode::write_through);
-        in_region = static_cast<std::byte*>(p) >= wt.data() && static_cast<std::byte*>(p) < wt.data() + wt.size();
+        in_wt = in_region(taco::memory_mode::write_through, p);
         mesh::deallocate(p, taco::memory_mode::write_through);
         auto set_cost = [&]<mesh::map_memory M>() {
             auto m = mesh::make_shared_object<mesh::chunked_map<std::uint32_t, long, M>, mesh::controllers::timestamp>(
@@ -295,7 +303,7 @@ TEST_CASE("SCC emulation: write-through memory is the MPBT+WT region, and a wt m
         wt_set = set_cost.template operator()<mesh::map_memory::wt>();
         dcm_set = set_cost.template operator()<mesh::map_memory::dcm>();
     });
-    CHECK(in_region);
+    CHECK(in_wt);
     INFO("a set: " << wt_set << " cycles wt, " << dcm_set << " dcm");
     CHECK(wt_set > 0);    // the value went through
     CHECK(wt_set < 1000); // through the WCB (on cached memory it would be the flush routine: 7 500 and more)
@@ -319,9 +327,7 @@ TEST_CASE("SCC emulation: a wt map's own bytes are write-through memory too, so 
     std::uint64_t release = 0, refresh = 0;
     taco::run(scc::config{.cores = 2, .costs = {.compute_cycles_per_ns = 0}}, [&] {
         auto m = mesh::make_shared_object<wt_map, mesh::controllers::broadcast>(4096, 0L);
-        const std::span<std::byte> wt = taco::detail::runtime().region(taco::memory_mode::write_through);
-        const auto* o = static_cast<const std::byte*>(m.block()->object);
-        object_in_wt = o >= wt.data() && o < wt.data() + wt.size();
+        object_in_wt = in_region(taco::memory_mode::write_through, m.block()->object);
         (void)taco::sync(1, &refresh_cycles, m); // core 1's view in place (a stale 0: ~0, ignored)
         const std::uint64_t before = scc::cycles();
         mesh::write(m).set(7, 1L); // the value through the WCB, the header's stamp, the Broadcast to core 1
