@@ -53,9 +53,10 @@
 #include <limits>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <thread>
 #include <vector>
+
+#include <boost/intrusive/set.hpp>
 
 #include <tacomesh/scc/geometry.hpp>
 
@@ -97,7 +98,11 @@ public:
         : window_(window), patience_(patience), n_(cores), cores_(std::make_unique<core_state[]>(cores)),
           places_(cores), spins_(cores <= 8 * std::max(1u, std::thread::hardware_concurrency()) ? 64 : 0),
           slice_(std::max<std::chrono::milliseconds::rep>(1, cores / 16)) {
-        for (core_index c = 0; c < cores; ++c) places_.set(c, {0, c});
+        for (core_index c = 0; c < cores; ++c) {
+            cores_[c].id = c;
+            places_.set(c, {0, c});
+        }
+        room_waiters_.reserve(cores);
     }
     time_order(const time_order&) = delete;
     time_order& operator=(const time_order&) = delete;
@@ -223,9 +228,26 @@ private:
         std::vector<core_index> room;      ///< while waiting: the receivers it waits for room at
         std::size_t room_slot = npos;      ///< its index in room_waiters_, or npos
         std::uint64_t blocked_at = never;  ///< the cycle it waits to run at, or never
+        core_index id = 0;
         bool woken = false;
         std::condition_variable cv;
+        boost::intrusive::set_member_hook<> blocked_hook; ///< in blocked_ while it is there
     };
+    /// The blocked cores by cycle, then index. Intrusive: blocking and
+    /// waking allocate nothing. The nodes of a std::set were allocated by
+    /// the core that blocked and freed by the one that woke it, into that
+    /// thread's malloc cache, which handed them out again as that core's own
+    /// data: the emulated cores' private heaps then depended on which thread
+    /// the host ran first, and with them the cache model's hits (the RDF
+    /// pool's cycles at 2 cores varied by 2 % from run to run).
+    struct by_blocked_place {
+        bool operator()(const core_state& a, const core_state& b) const noexcept {
+            return std::pair(a.blocked_at, a.id) < std::pair(b.blocked_at, b.id);
+        }
+    };
+    using blocked_set = boost::intrusive::set<
+        core_state, boost::intrusive::member_hook<core_state, boost::intrusive::set_member_hook<>, &core_state::blocked_hook>,
+        boost::intrusive::compare<by_blocked_place>>;
     static constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
 
     /// The earliest cycle at which core d could still write what another
@@ -305,7 +327,7 @@ private:
             if (may_run(me, t)) return;
         }
         s.blocked_at = t;
-        blocked_.insert({t, me});
+        blocked_.insert(s);
         while (!may_run(me, t)) {
             // Slices, not one wait: the rule is rechecked even if a wake-up is
             // missed (a core that leaves the wait loop without an operation).
@@ -313,10 +335,10 @@ private:
                 in_order = false;
                 break;
             }
-            if (s.woken) blocked_.insert({t, me}); // the waker took it out
+            if (s.woken) blocked_.insert(s); // the waker took it out
             s.woken = false;
         }
-        blocked_.erase({t, me});
+        if (s.blocked_hook.is_linked()) blocked_.erase(blocked_.iterator_to(s));
         s.blocked_at = never;
         s.woken = false;
         if (!in_order) timeouts_.fetch_add(1, std::memory_order_relaxed);
@@ -331,25 +353,24 @@ private:
         if (blocked_.empty()) return;
         place first = places_.least();
         for (const core_index d : room_waiters_) first = std::min(first, room_place(d));
-        auto wake = [&](std::set<std::pair<std::uint64_t, core_index>>::iterator i) {
-            core_state& s = cores_[i->second];
+        auto wake = [&](blocked_set::iterator i) {
+            core_state& s = *i;
             s.woken = true;
             s.cv.notify_one();
             return blocked_.erase(i);
         };
         if (first.core < n_) {
-            const core_index f = core_index(first.core);
             // Blocked, and not woken already (a woken core leaves the set).
-            if (const auto i = blocked_.find({cores_[f].blocked_at, f});
-                i != blocked_.end() && within(f, i->first, others_least(f)))
-                wake(i);
+            if (core_state& f = cores_[first.core];
+                f.blocked_hook.is_linked() && within(f.id, f.blocked_at, others_least(f.id)))
+                wake(blocked_.iterator_to(f));
         }
         for (auto i = blocked_.begin(); i != blocked_.end();) {
-            if (i->second == first.core) {
+            if (i->id == first.core) {
                 ++i;
                 continue;
             }
-            if (!within(i->second, i->first, first)) break;
+            if (!within(i->id, i->blocked_at, first)) break;
             i = wake(i);
         }
     }
@@ -363,7 +384,7 @@ private:
     std::unique_ptr<core_state[]> cores_;
     place_tree places_;
     std::vector<core_index> room_waiters_;                  ///< the waiting cores with receivers to wait for room at
-    std::set<std::pair<std::uint64_t, core_index>> blocked_; ///< the cores blocked in block(), by cycle then index
+    blocked_set blocked_; ///< the cores blocked in block(), by cycle then index
     int spins_; ///< yields before a blocked core sleeps: see block()
     /// How long a blocked core sleeps before it looks again unwoken: 1 ms,
     /// and longer the more cores there are (256 cores blocked in 1 ms
