@@ -102,6 +102,8 @@ public:
             cores_[c].id = c;
             places_.set(c, {0, c});
         }
+        // Whichever core's thread grows the list would free the old block
+        // into its own malloc cache (see blocked_set): never grown.
         room_waiters_.reserve(cores);
     }
     time_order(const time_order&) = delete;
