@@ -43,7 +43,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -57,9 +56,7 @@
 #include <type_traits>
 #include <vector>
 
-#include <malloc.h>
 #include <sys/personality.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <modularity/greedy.hpp>
@@ -68,6 +65,7 @@
 #include <rdf/engine.hpp>
 #include <rdf/lubm_scale.hpp>
 #include <tacomesh/scc/emulated/experiments.hpp>
+#include <tacomesh/scc/emulated/fresh_process.hpp>
 
 namespace scc = tacomesh::scc::emulated;
 
@@ -226,71 +224,11 @@ bool without_randomisation(char** argv) {
 
 bool in_process = false; ///< --in-process: every experiment in this process (to see what isolation buys)
 
-/// f() in a child forked from this process, its result copied back: every
+/// f() in a child forked from this process (fresh_process.hpp): every
 /// experiment starts from the same heap. Its exceptions become ours.
 template <class F>
 auto isolated(F&& f) -> std::invoke_result_t<F&> {
-    using R = std::invoke_result_t<F&>;
-    static_assert(std::is_trivially_copyable_v<R> && std::is_default_constructible_v<R>,
-                  "isolated: a result comes back as its bytes");
-    if (in_process) return f();
-    int fds[2];
-    if (pipe(fds) != 0) throw std::runtime_error("scc_figures: pipe() failed");
-    std::fflush(nullptr); // nothing buffered twice
-    const pid_t child = fork();
-    if (child < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        throw std::runtime_error("scc_figures: fork() failed");
-    }
-    if (child == 0) {
-        close(fds[0]);
-        mallopt(M_ARENA_MAX, 8 * int(tacomesh::scc::max_cores)); // an arena per core thread
-        // Large blocks from the arenas too, not from mmap: mmap's addresses
-        // follow the order in which the threads ask, the host's.
-        mallopt(M_MMAP_THRESHOLD, 32 << 20);
-        std::string out(1, '\1');
-        // On a thread of its own, so that core 0 (the thread that calls
-        // taco::run) allocates from a fresh arena, not from the main one,
-        // which holds what this process allocated since the last fork.
-        std::thread([&] {
-            try {
-                const R r = f();
-                out.append(reinterpret_cast<const char*>(&r), sizeof r);
-            } catch (const std::exception& e) {
-                out = std::string(1, '\0') + e.what();
-            } catch (...) {
-                out = std::string(1, '\0') + "an exception that is no std::exception";
-            }
-        }).join();
-        for (std::size_t at = 0; at < out.size();) {
-            const ssize_t n = write(fds[1], out.data() + at, out.size() - at);
-            if (n <= 0) _exit(3);
-            at += std::size_t(n);
-        }
-        _exit(0); // no atexit handlers, no buffers of the parent's flushed again
-    }
-    close(fds[1]);
-    std::string in;
-    char buffer[4096];
-    for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) != 0;) {
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            break;
-        }
-        in.append(buffer, std::size_t(n));
-    }
-    close(fds[0]);
-    int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
-    if (!in.empty() && in[0] == '\0') throw std::runtime_error(in.substr(1));
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || in.size() != 1 + sizeof(R))
-        throw std::runtime_error(WIFSIGNALED(status) ? "an experiment's process died of signal " +
-                                                           std::to_string(WTERMSIG(status))
-                                                     : std::string("an experiment's process gave no result"));
-    R r;
-    std::memcpy(&r, in.data() + 1, sizeof r);
-    return r;
+    return in_process ? f() : scc::in_fresh_process(f);
 }
 
 // ---- the experiments ----

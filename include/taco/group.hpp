@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
-#include <unordered_set>
 #include <type_traits>
 #include <vector>
 
@@ -53,9 +53,16 @@ struct group_node {
 /// The nodes living on this core: those of groups still alive when the run
 /// ends are freed with the core (a group handle is not an owner, and
 /// libraries such as MESH keep groups for the whole run).
+///
+/// Ordered by address, not hashed: a hash of a pointer places the node by
+/// the address's high bits, which follow where the host put this core's
+/// heap, so the accesses of an insert or an erase, and with them an
+/// emulated core's modelled cache misses (tacomesh::scc), changed from run
+/// to run. The order of nodes one core allocated depends only on their
+/// offsets in its heap, and a core holds a node per group it is in: a few.
 template <class T>
 struct node_registry {
-    std::unordered_set<group_node<T>*> live;
+    std::set<group_node<T>*> live;
     node_registry() = default;
     node_registry(const node_registry&) = delete;
     ~node_registry() {

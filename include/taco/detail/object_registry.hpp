@@ -23,12 +23,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <deque>
+#include <map>
 #include <new>
 #include <optional>
+#include <set>
 #include <string>
 #include <type_traits>
-#include <unordered_map>
-#include <unordered_set>
 
 #include <taco/global_ptr.hpp>
 #include <taco/remote_error.hpp>
@@ -118,8 +118,11 @@ private:
         throw usage_error(std::string("taco: ") + what + where);
     }
 
-    std::unordered_map<const void*, std::uint32_t> live_;
-    std::unordered_set<const void*> deleted_;
+    // Ordered by address, not hashed: a hash of a pointer follows where the
+    // host put this core's heap, and with it an emulated core's modelled
+    // cache misses (as for the group registry, taco/group.hpp).
+    std::map<const void*, std::uint32_t> live_;
+    std::set<const void*> deleted_;
     std::deque<held> held_;
     std::size_t bytes_ = 0;
     std::uint32_t next_ = 0;

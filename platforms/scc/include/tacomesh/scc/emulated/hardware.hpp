@@ -99,6 +99,7 @@ public:
     }
     void flush_wcb() {
         if (!wcb_.valid) return;
+        if (ordered_writes_) turn_(turn_context_, cycles_);
         const core_index c = core_index(wcb_.line / mpb_lines_);
         cycles_ += costs_.mpb_line_write + hop_cycles(c);
         chip_->mpb_line(c, wcb_.line % mpb_lines_ * line_bytes).write(wcb_.data.data(), wcb_.mask, cycles_);
@@ -201,6 +202,20 @@ public:
     /// cycles then do not depend on whether the host thread had got to
     /// hlt before the message came.
     void sleeping(bool on) noexcept { asleep_ = on; }
+    /// In modelled-time order (time_order.hpp): `turn(context, t)` waits
+    /// for this core's turn at cycle t; while ordered_writes(true), each
+    /// MPB write takes one before it leaves the write-combine buffer. For
+    /// writes that no turn precedes otherwise: an acknowledgement written
+    /// in a scan after the handlers of earlier messages moved the clock on.
+    /// Without the turn, a sender that read the acknowledgement line at an
+    /// earlier cycle found it there or not as the host's threads ran, and
+    /// queued its message or sent it.
+    using turn_hook = void (*)(void* context, std::uint64_t t);
+    void order_with(turn_hook turn, void* context) noexcept {
+        turn_ = turn;
+        turn_context_ = context;
+    }
+    void ordered_writes(bool on) noexcept { ordered_writes_ = on && turn_; }
 
 private:
     struct cached_line {
@@ -304,6 +319,9 @@ private:
     std::vector<bool> flush_area_ = std::vector<bool>(l2_sets); ///< per set: the area its last flush read
     std::uint64_t cycles_ = 0;
     bool asleep_ = false;
+    turn_hook turn_ = nullptr;
+    void* turn_context_ = nullptr;
+    bool ordered_writes_ = false;
 };
 
 static_assert(scc::hardware<hardware>);

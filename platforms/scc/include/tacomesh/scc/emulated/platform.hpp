@@ -346,7 +346,10 @@ public:
                    range_of(channels_.staging().data(), channels_.staging().size())} {
         pricing_.cycles_per_block =
             s.cfg.costs.compute == compute_model::counted_blocks ? s.cfg.costs.cycles_per_block : 0;
+        if (s_.order) hw_.order_with([](void* e, std::uint64_t t) { static_cast<endpoint*>(e)->s_.order->turn(static_cast<endpoint*>(e)->id(), t); }, this);
     }
+    endpoint(const endpoint&) = delete; // the hardware's turn hook holds `this`
+    endpoint& operator=(const endpoint&) = delete;
     /// Where this core's priced loads and stores went so far.
     const emulated::memory_counts& memory_counts() const noexcept { return pricing_.memory.counts(); }
     /// Price this core's loads and stores from here on (platform::launch,
@@ -446,7 +449,9 @@ public:
         // asleep (see hardware::sleeping).
         const bool halting = s_.cfg.idle == idle_policy::halt;
         hw_.sleeping(halting);
+        hw_.ordered_writes(true); // the acknowledgements (hardware::order_with)
         const std::size_t n = channels_.poll([&](std::byte* m, std::size_t, core_index) {
+            hw_.ordered_writes(false); // publish() takes its own turn
             if (s_.order) {
                 s_.order->received(id(), hw_.cycles());
                 waiting_ = false;
@@ -458,8 +463,16 @@ public:
             hw_.elapse(compute_.take());
             hw_.elapse(pricing_.take(hw_.cycles())); // and its loads and stores
             stop_pricing();
+            // The scan goes on reading headers at the clock the handler
+            // left: a message published since the scan began, at a cycle
+            // before that clock, is found there only once every core has
+            // got past it. Otherwise it was found or not as the host ran
+            // its publisher's thread.
+            take_turn();
+            hw_.ordered_writes(true);
             hw_.sleeping(halting); // scanning on: a line still to come would find it asleep
         });
+        hw_.ordered_writes(false);
         hw_.sleeping(false);
         if (n == 0) {
             hw_.idle_since(t);
