@@ -286,6 +286,36 @@ TEST_CASE("time order: of two cores at the same cycle the lower index goes first
     CHECK(order.timeouts() == 2);
 }
 
+TEST_CASE("time order: a sender waiting for room may act from the acknowledgement's cycle, written before or while "
+          "it waits",
+          "[scc][order]") {
+    // Core 1 found no room in its channel to core 0 at cycle 100. Core 0
+    // frees it at 150 and moves on to 400: core 1's retry acts at 150 or
+    // later, so core 0 must wait for it. Without the acknowledgement
+    // counted, core 1 had no place once core 0's time passed its clock, and
+    // on one host CPU core 0 ran ahead of the retry (the RDF pool's cycles
+    // at 48 cores differed by 4 % between runs). Patience short: a turn
+    // taken out of order would not time out, which is what is looked at.
+    emu::time_order order(2, 0, std::chrono::milliseconds(20));
+    emu::core_set at_0(2);
+    at_0.assign(0, true);
+    CHECK(order.wait(1, 100, at_0, [] { return false; })); // nothing written yet: it waits
+    order.received(0, 150, 1);                              // core 0 reads its message, acknowledges it
+    order.turn(0, 400);
+    CHECK(order.timeouts() == 1); // held back by core 1 at 150
+    order.turn(1, 160);           // the retry finds the room
+    CHECK(order.timeouts() == 1);
+    // The acknowledgement may be written while core 1, having queued its
+    // message, still runs: then it does not wait, and holds core 0 at its
+    // clock until it retries.
+    CHECK_FALSE(order.wait(1, 200, at_0, [] { return true; }));
+    order.turn(0, 500);
+    CHECK(order.timeouts() == 2);
+    order.done(1);
+    order.turn(0, 500);
+    CHECK(order.timeouts() == 2);
+}
+
 #if TACOMESH_COUNTS_HEAP
 TEST_CASE("time order: blocking and waking allocate nothing, on either thread", "[scc][order]") {
     // The waker takes the blocked core out of the order's set of blocked
@@ -340,7 +370,7 @@ TEST_CASE("time order: a blocked core runs once the cores before it move on or s
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     CHECK_FALSE(second_ran.load()); // core 0 at 0 holds both back
     CHECK_FALSE(third_ran.load());
-    order.wait(0, 0, emu::core_set(3));
+    order.wait(0, 0, emu::core_set(3), [] { return false; });
     second.join();
     third.join();
     CHECK(order.timeouts() == 0);

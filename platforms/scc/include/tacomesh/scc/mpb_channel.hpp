@@ -141,6 +141,17 @@ public:
         return staging_.data();
     }
 
+    /// Whether try_acquire(dest) would find room in the MPB as it is at this
+    /// moment, read by `peek(core, offset, dst, n)` without the hardware's
+    /// costs and caches: for an emulation that must know whether `dest`'s
+    /// acknowledgement is already written (emulated/platform.hpp).
+    template <class Peek>
+    bool room_written(core_index dest, Peek&& peek) const {
+        std::uint32_t ack = 0;
+        peek(hw_.core(), l_.ack_offset + dest * sizeof ack, &ack, sizeof ack);
+        return sent_[dest] - ack < l_.depth;
+    }
+
     /// Hand the first `length` bytes of the acquired room to `dest`.
     void publish(core_index dest, std::size_t length) {
         const std::size_t slot = slot_offset(hw_.core(), sent_[dest] % l_.depth);

@@ -81,6 +81,18 @@ public:
             out += len;
         });
     }
+    /// MPB bytes as they are now, at no modelled cost and past the caches:
+    /// the emulation's own look, never the core's.
+    void mpb_peek(core_index c, std::size_t off, void* dst, std::size_t n) const {
+        auto* out = static_cast<std::byte*>(dst);
+        for_lines(off, n, [&](std::size_t line_off, std::size_t from, std::size_t len) {
+            std::array<std::byte, line_bytes> line;
+            std::uint64_t ready = 0;
+            chip_->mpb_line(c, line_off).read(line.data(), ready);
+            std::memcpy(out, line.data() + from, len);
+            out += len;
+        });
+    }
     void mpb_store(core_index c, std::size_t off, const void* src, std::size_t n) {
         const auto* in = static_cast<const std::byte*>(src);
         for_lines(off, n, [&](std::size_t line_off, std::size_t from, std::size_t len) {

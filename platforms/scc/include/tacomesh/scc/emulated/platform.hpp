@@ -346,9 +346,9 @@ public:
                    range_of(channels_.staging().data(), channels_.staging().size())} {
         pricing_.cycles_per_block =
             s.cfg.costs.compute == compute_model::counted_blocks ? s.cfg.costs.cycles_per_block : 0;
-        if (s_.order) hw_.order_with([](void* e, std::uint64_t t) { static_cast<endpoint*>(e)->s_.order->turn(static_cast<endpoint*>(e)->id(), t); }, this);
+        if (s_.order) hw_.order_with(&turn_at, this);
     }
-    endpoint(const endpoint&) = delete; // the hardware's turn hook holds `this`
+    endpoint(const endpoint&) = delete; // the turn hooks hold `this`
     endpoint& operator=(const endpoint&) = delete;
     /// Where this core's priced loads and stores went so far.
     const emulated::memory_counts& memory_counts() const noexcept { return pricing_.memory.counts(); }
@@ -361,14 +361,7 @@ public:
         // 1.78 at 8 cores to 1.60 at 12 and climbed to 2.04 at 48; booked in
         // cycle order it is 2.01 at 12 and 2.03 at 48, as the controllers'
         // saturation past 12 has it (MESH paper, Figure 6).
-        if (s_.order)
-            pricing_.memory.before_requests(
-                [](void* e, std::uint64_t t) {
-                    auto& ep = *static_cast<endpoint*>(e);
-                    ep.s_.order->turn(ep.id(), t);
-                    ep.waiting_ = false; // running: the wait loop's next round says so again
-                },
-                this);
+        if (s_.order) pricing_.memory.before_requests(&turn_at, this);
         detail::priced = &pricing_;
         pricing_.restart(hw_.cycles());
         pricing_.on = true;
@@ -450,10 +443,10 @@ public:
         const bool halting = s_.cfg.idle == idle_policy::halt;
         hw_.sleeping(halting);
         hw_.ordered_writes(true); // the acknowledgements (hardware::order_with)
-        const std::size_t n = channels_.poll([&](std::byte* m, std::size_t, core_index) {
+        const std::size_t n = channels_.poll([&](std::byte* m, std::size_t, core_index from) {
             hw_.ordered_writes(false); // publish() takes its own turn
             if (s_.order) {
-                s_.order->received(id(), hw_.cycles());
+                s_.order->received(id(), hw_.cycles(), from); // its acknowledgement just written
                 waiting_ = false;
             }
             hw_.sleeping(false);
@@ -612,6 +605,14 @@ public:
     }
 
 private:
+    /// core_order::modelled: endpoint `e` acts at cycle t, from inside an
+    /// operation of the hardware (a write it orders) or of the memory model
+    /// (a request to a controller).
+    static void turn_at(void* e, std::uint64_t t) {
+        auto& ep = *static_cast<endpoint*>(e);
+        ep.s_.order->turn(ep.id(), t);
+        ep.waiting_ = false; // running: the wait loop's next round says so again
+    }
     /// core_order::modelled: this core acts now, at its clock (time_order::turn).
     void take_turn() {
         if (!s_.order) return;
@@ -625,7 +626,11 @@ private:
         // Each round of the wait loop comes here: only a change is news
         // (the others' wake-ups look at every core).
         if (waiting_ && no_room_ == waits_for_room_) return;
-        s_.order->wait(id(), hw_.cycles(), no_room_);
+        const auto peek = [&](core_index c, std::size_t off, void* dst, std::size_t n) { hw_.mpb_peek(c, off, dst, n); };
+        const bool waits = s_.order->wait(id(), hw_.cycles(), no_room_, [&] {
+            return no_room_.any_of([&](core_index r) { return channels_.room_written(r, peek); });
+        });
+        if (!waits) return; // running on: the loop's retry finds the room
         waiting_ = true;
         waits_for_room_ = no_room_;
     }
@@ -677,8 +682,13 @@ private:
     struct emulating {
         static constexpr struct counted_t {} counted{}; ///< the caller brought the clock up to date just now
         explicit emulating(endpoint& e) : e_(e) {
-            e.count_computed();
+            // Pricing off first: count_computed's own loads and stores are
+            // the emulation's. Priced, a miss of theirs booked a memory
+            // controller's slot and took a turn at a cycle the clock then
+            // left behind (its cost stayed pending), and the cores the
+            // turn had let past booked theirs in the host's order.
             e.stop_pricing();
+            e.count_computed();
         }
         emulating(endpoint& e, counted_t) : e_(e) { e.stop_pricing(); }
         ~emulating() {

@@ -25,10 +25,12 @@
 //    can only act later than that);
 //  - a waiting core (in the runtime's wait loop: idle(), or pause() with a
 //    message waiting for room): the earliest message written to it that it
-//    has not read (it can act only after reading one), or, if it waits for
-//    room at some receivers, the earliest of those receivers' own times (the
-//    acknowledgement that frees the room comes from them); never earlier
-//    than its clock; and no time at all (infinity) when nothing is coming;
+//    has not read (it can act only after reading one) or acknowledgement
+//    that freed room it waits for (it can send from there), or, if it
+//    waits for room at some receivers that have not freed it yet, the
+//    earliest of those receivers' own times (the acknowledgement comes from
+//    them); never earlier than its clock; and no time at all (infinity)
+//    when nothing is coming;
 //  - a core whose program returned: infinity.
 // The core with the smallest effective time can always go on, so the order
 // cannot deadlock as long as every wait goes through the wait loop. A wait
@@ -74,6 +76,14 @@ public:
         return std::all_of(words_.begin(), words_.end(), [](std::uint64_t w) { return w == 0; });
     }
     const std::vector<std::uint64_t>& words() const noexcept { return words_; }
+    /// f(c) for each core c in the set, in index order, until one returns true.
+    template <class F>
+    bool any_of(F&& f) const {
+        for (std::size_t w = 0; w < words_.size(); ++w)
+            for (std::uint64_t bits = words_[w]; bits; bits &= bits - 1)
+                if (f(core_index(w * 64 + std::size_t(std::countr_zero(bits))))) return true;
+        return false;
+    }
     friend bool operator==(const core_set&, const core_set&) = default;
 
 private:
@@ -125,17 +135,31 @@ public:
     }
 
     /// Core `me` enters the wait loop at cycle `t`, waiting for messages
-    /// and for room at the receivers in `room_at`.
-    void wait(core_index me, std::uint64_t t, const core_set& room_at) {
+    /// and for room at the receivers in `room_at`; unless `room_written()`
+    /// says that one of them has freed the room already: then it stays
+    /// running, at its clock, and false says so.
+    template <class RoomWritten>
+    bool wait(core_index me, std::uint64_t t, const core_set& room_at, RoomWritten&& room_written) {
         std::lock_guard g(m_);
+        // Asked under the lock, whose holder received() is when an
+        // acknowledgement is counted: a receiver's acknowledgement either
+        // is in the MPB here, or comes after and finds this core waiting.
+        // The try that found no room was at an earlier cycle than the
+        // acknowledgement, which the host may have written before this
+        // wait, while the core ran on (it queued the message): waiting, it
+        // would have no place (room_place) while its retry may act at that
+        // acknowledgement's cycle.
+        if (!room_at.empty() && room_written()) return false;
         core_state& s = cores_[me];
         s.clock = t;
         s.room.clear();
-        for (std::size_t w = 0; w < room_at.words().size(); ++w)
-            for (std::uint64_t bits = room_at.words()[w]; bits; bits &= bits - 1)
-                s.room.push_back(core_index(w * 64 + std::size_t(__builtin_ctzll(bits))));
+        room_at.any_of([&](core_index r) {
+            s.room.push_back(r);
+            return false;
+        });
         set_state(me, waiting);
         wake_blocked();
+        return true;
     }
 
     /// Core `me` looks at its messages from the wait loop: it waits until no
@@ -156,9 +180,21 @@ public:
         s.mail_first = std::min(s.mail_first, t);
         refresh(to); // can only lower its place: wakes nobody
     }
-    /// `me` read a message (it is running from the cycle `t` it read it at).
-    void received(core_index me, std::uint64_t t) {
+    /// `me` read a message from `from` and acknowledged it, freeing its slot,
+    /// at cycle `t`; it is running from there.
+    void received(core_index me, std::uint64_t t, core_index from) {
         std::lock_guard g(m_);
+        // A sender waiting for room here may send from t on. Counted now,
+        // before the receiver's clock moves past t: the receiver's own time
+        // no longer holds the others back (room_place), and the sender's
+        // thread may not run for a while (one host CPU for 48 cores), so
+        // without it a third core went ahead at a later cycle than the send
+        // and the RDF pool's last queries went out as the host ran threads.
+        if (core_state& f = cores_[from]; from != me && f.state == waiting && t < f.freed_first &&
+                                           std::find(f.room.begin(), f.room.end(), me) != f.room.end()) {
+            f.freed_first = t;
+            refresh(from); // can only lower its place: wakes nobody
+        }
         core_state& s = cores_[me];
         s.clock = std::max(s.clock, t);
         // The earliest of the rest is not known: the read one's cycle stays
@@ -226,6 +262,7 @@ private:
         std::uint64_t clock = 0;
         std::uint64_t mail = 0;            ///< messages counted to it and not read
         std::uint64_t mail_first = never;  ///< the earliest of them (a lower bound once one is read)
+        std::uint64_t freed_first = never; ///< while waiting: the earliest acknowledgement that freed room it waits for
         state_t state = running;
         std::vector<core_index> room;      ///< while waiting: the receivers it waits for room at
         std::size_t room_slot = npos;      ///< its index in room_waiters_, or npos
@@ -256,20 +293,25 @@ private:
     /// core reads, leaving out the receivers it waits for room at:
     ///  - a running core: its clock (it can only act later than that);
     ///  - a waiting core: the earliest message written to it that it has
-    ///    not read (it can act only after reading one), never earlier than
-    ///    its clock; infinity when nothing is coming;
+    ///    not read (it can act only after reading one) or acknowledgement
+    ///    that freed room it waits for, never earlier than its clock;
+    ///    infinity when nothing is coming;
     ///  - a core whose program returned: infinity.
     std::uint64_t own_time(const core_state& d) const noexcept {
         switch (d.state) {
         case running: return d.clock;
         case finished: return never;
-        default: return d.mail_first == never ? never : std::max(d.clock, d.mail_first);
+        default: {
+            const std::uint64_t first = std::min(d.mail_first, d.freed_first);
+            return first == never ? never : std::max(d.clock, first);
+        }
         }
     }
     void refresh(core_index d) noexcept { places_.set(d, {own_time(cores_[d]), d}); }
     void set_state(core_index d, state_t st) {
         core_state& s = cores_[d];
         s.state = st;
+        if (st != waiting) s.freed_first = never; // it acted: on from its clock
         refresh(d);
         // Only a waiting core waits for room; the list stays as short as
         // the cores that do (a few, against the n scanned at every turn).
