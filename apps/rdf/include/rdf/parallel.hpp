@@ -198,13 +198,19 @@ class rdf_worker {
 public:
     rdf_worker(mesh::sharing_ptr<shared_store> store, mesh::sharing_ptr<job_board> jobs, std::uint32_t rank,
                std::uint32_t ranks)
-        : store_(store), jobs_(jobs), rank_(rank), ranks_(ranks),
-          out_(mesh::make_shared_object<worker_output>()) {}
-    ~rdf_worker() { mesh::destroy_shared_object(out_); }
+        : store_(store), jobs_(jobs), rank_(rank), ranks_(ranks) {}
+    ~rdf_worker() {
+        if (out_) mesh::destroy_shared_object(out_);
+    }
     rdf_worker(const rdf_worker&) = delete;
     rdf_worker& operator=(const rdf_worker&) = delete;
 
-    mesh::sharing_ptr<worker_output> output() const { return out_; }
+    /// Where this worker leaves its rows and triples (made on first use:
+    /// rdf_cluster::outputs).
+    mesh::sharing_ptr<worker_output> output() {
+        if (!out_) out_ = mesh::make_shared_object<worker_output>();
+        return out_;
+    }
 
     /// Data-parallel: the posted plan on this core's regions; returns its rows.
     std::uint64_t run_regions() {
@@ -378,7 +384,6 @@ public:
         jobs_ = mesh::make_shared_object<job_board>();
         for (std::uint32_t i = 0; i < cores_; ++i)
             workers_.push_back(taco::new_on<rdf_worker>(taco::core_id(i), store_, jobs_, i, cores_).get());
-        for (auto w : workers_) outputs_.push_back(taco::sync(w, &rdf_worker::output));
         group_ = taco::make_group(std::span<const taco::global_ptr<rdf_worker>>(workers_));
     }
     ~rdf_cluster() {
@@ -475,6 +480,7 @@ public:
         parallel_answer r;
         r.split = true;
         r.rows_per_core.resize(cores_);
+        make_outputs();
         taco::gather(group_, taco::m2f(&rdf_worker::run_regions), std::span<std::uint64_t>(r.rows_per_core)).get();
         r.answer.names = p.encoded.projection_names;
         r.answer.used = p.chosen;
@@ -519,6 +525,7 @@ public:
         for (;;) {
             ++rep.rounds;
             std::vector<std::uint64_t> found(cores_);
+            make_outputs();
             taco::gather(group_, taco::m2f(&rdf_worker::infer), std::span<std::uint64_t>(found)).get();
             std::vector<triple> all;
             for (auto& o : outputs_) {
@@ -535,6 +542,16 @@ public:
     }
 
 private:
+    /// The workers' outputs, for the data-parallel calls only. Each is a
+    /// shared object, and making one is a collective over every core (its
+    /// adoption), so that making them with the workers cost n collectives
+    /// of n cores before the first task-parallel query: at 1024 emulated
+    /// cores, 2 host CPUs, the cluster was still being made after 4 minutes.
+    void make_outputs() {
+        if (!outputs_.empty()) return;
+        for (auto w : workers_) outputs_.push_back(taco::sync(w, &rdf_worker::output));
+    }
+
     void post(const std::vector<std::string>& queries) {
         auto w = mesh::write(jobs_);
         w->limits = limits_;
