@@ -206,7 +206,7 @@ public:
     rdf_worker& operator=(const rdf_worker&) = delete;
 
     /// Where this worker leaves its rows and triples (made on first use:
-    /// rdf_cluster::outputs).
+    /// rdf_cluster::make_outputs).
     mesh::sharing_ptr<worker_output> output() {
         if (!out_) out_ = mesh::make_shared_object<worker_output>();
         return out_;
