@@ -112,6 +112,27 @@ TEST_CASE("SCC channels: an acknowledgement left in the write-combine buffer nev
     }
 }
 
+TEST_CASE("SCC channels: room_written sees an acknowledgement once it has left the receiver's buffer, past the "
+          "sender's L1 and at no cost",
+          "[scc][channel]") {
+    // The emulated platform asks this before a sender waits for room in the
+    // modelled-time order (platform.hpp, start_waiting): an acknowledgement
+    // written since the sender's last try means it must not wait.
+    for (const bool flush : {true, false}) {
+        INFO("flush acknowledgements " << flush);
+        one_slot_pair p({.invalidate = true, .flush_acks = flush});
+        const auto peek = [&](core_index c, std::size_t off, void* dst, std::size_t n) { p.ha.mpb_peek(c, off, dst, n); };
+        // Without the flush even message 1's acknowledgement is still in b's buffer.
+        REQUIRE(send(p.a, 1, 2) == flush);
+        CHECK_FALSE(send(p.a, 1, 3)); // the one slot is busy; the try left the acknowledgement line in a's L1
+        CHECK_FALSE(p.a.room_written(1, peek));
+        (void)receive(p.b); // b takes message 2, if sent, and acknowledges it
+        const std::uint64_t before = p.ha.cycles();
+        CHECK(p.a.room_written(1, peek) == flush);
+        CHECK(p.ha.cycles() == before); // the emulation's look, not the core's
+    }
+}
+
 TEST_CASE("SCC channels: many senders, in order per source, on 6 emulated cores (oversubscribed)", "[scc][channel]") {
     constexpr core_index cores = 6;
     constexpr std::uint64_t per_pair = 400;
