@@ -180,6 +180,47 @@ TEST_CASE("SCC emulation: modelled cycles order a write before the reads that se
     CHECK(a.cycles() == t);
 }
 
+TEST_CASE("SCC emulation: a sleeping core wakes an interrupt's latency after it was raised, before or after the write",
+          "[scc][emulation][cost]") {
+    emu::chip chip(3);
+    const emu::cost_model& costs = chip.costs();
+    // Raised after the line (idle_policy::halt): the latency counts from the write.
+    emu::hardware after(chip, 1), sleeper(chip, 0);
+    write_line(after, 0, 0, 1);
+    sleeper.sleeping(true);
+    CHECK(read_word(sleeper, 0, 0) == 1);
+    CHECK(sleeper.cycles() == after.cycles() + costs.interrupt_latency + costs.mpb_line_read);
+
+    // Raised before it (halt_overlapped): the wake-up overlaps the writes.
+    emu::hardware before(chip, 2), overlapped(chip, 0);
+    before.announce(0);
+    const std::uint64_t raised = before.cycles() - costs.register_access;
+    for (std::size_t line = 1; line < 4; ++line) write_line(before, 0, line * line_bytes, 2);
+    before.unannounce();
+    overlapped.sleeping(true);
+    CHECK(read_word(overlapped, 0, 3 * line_bytes) == 2);
+    // Three lines (some 250 cycles) hide less than the latency: awake at raised +
+    // 500, the core waits on for nothing.
+    REQUIRE(before.cycles() < raised + costs.interrupt_latency);
+    CHECK(overlapped.cycles() == raised + costs.interrupt_latency + costs.mpb_line_read);
+    // A line written after unannounce() is announced by nothing: a core
+    // asleep for it pays the whole latency from the write.
+    write_line(before, 0, 4 * line_bytes, 3);
+    emu::hardware late(chip, 0);
+    late.sleeping(true);
+    CHECK(read_word(late, 0, 4 * line_bytes) == 3);
+    CHECK(late.cycles() == before.cycles() + costs.interrupt_latency + costs.mpb_line_read);
+    // Announced long before its write, the line is what the core waits for.
+    emu::hardware slow(chip, 1), awake(chip, 0);
+    slow.announce(0);
+    for (int i = 0; i < 200; ++i) slow.cl1invmb(); // composing the message: 800 cycles
+    write_line(slow, 0, 5 * line_bytes, 4);
+    slow.unannounce();
+    awake.sleeping(true);
+    CHECK(read_word(awake, 0, 5 * line_bytes) == 4);
+    CHECK(awake.cycles() == slow.cycles() + costs.mpb_line_read);
+}
+
 TEST_CASE("SCC emulation: LOCK registers exclude, interrupts wake a halted core", "[scc][emulation]") {
     emu::chip chip(3);
     long counter = 0;

@@ -39,8 +39,16 @@ struct memory_line {
     std::array<std::atomic<std::uint32_t>, line_bytes / 4> words{};
     std::atomic<std::uint64_t> ready_at{0}; ///< modelled cycle of the write that left these words
     std::atomic<std::uint32_t> writes{0};   ///< odd while a write is in progress (a seqlock)
+    /// Cycles before ready_at that its writer raised the line's core's
+    /// interrupt (0: after it; idle_policy::halt_overlapped). In what was
+    /// the struct's padding: DRAM's lines cost no more for it.
+    std::atomic<std::uint32_t> announced_ahead{0};
 
     void read(std::byte* out, std::uint64_t& ready) const noexcept {
+        std::uint32_t ahead = 0;
+        read(out, ready, ahead);
+    }
+    void read(std::byte* out, std::uint64_t& ready, std::uint32_t& ahead) const noexcept {
         for (;;) {
             const std::uint32_t before = writes.load(std::memory_order_acquire);
             if (before & 1) { // a write is in progress (its host thread may be off its CPU)
@@ -48,6 +56,7 @@ struct memory_line {
                 continue;
             }
             ready = ready_at.load(std::memory_order_relaxed);
+            ahead = announced_ahead.load(std::memory_order_relaxed);
             for (std::size_t w = 0; w < words.size(); ++w) {
                 const std::uint32_t v = words[w].load(std::memory_order_relaxed);
                 for (std::size_t b = 0; b < 4; ++b) out[w * 4 + b] = std::byte(v >> (8 * b));
@@ -59,8 +68,9 @@ struct memory_line {
     }
     /// Write the bytes `mask` selects (bit i: byte i), at modelled cycle `at`.
     /// The others stay as they are (the mesh's byte enables: senders share a
-    /// line of flags); writers of one line take turns.
-    void write(const std::byte* in, std::uint32_t mask, std::uint64_t at) noexcept {
+    /// line of flags); writers of one line take turns. `ahead`: the writer
+    /// raised the interrupt of the line's core that many cycles before `at`.
+    void write(const std::byte* in, std::uint32_t mask, std::uint64_t at, std::uint32_t ahead = 0) noexcept {
         std::uint32_t count = writes.load(std::memory_order_relaxed);
         while ((count & 1) || !writes.compare_exchange_weak(count, count + 1, std::memory_order_acquire)) {
             if (count & 1) std::this_thread::yield();
@@ -76,10 +86,16 @@ struct memory_line {
                 if (m >> b & 1) v = (v & ~(0xffu << (8 * b))) | std::uint32_t(in[w * 4 + b]) << (8 * b);
             words[w].store(v, std::memory_order_relaxed);
         }
-        if (at > ready_at.load(std::memory_order_relaxed)) ready_at.store(at, std::memory_order_relaxed);
+        if (at > ready_at.load(std::memory_order_relaxed)) {
+            ready_at.store(at, std::memory_order_relaxed);
+            announced_ahead.store(ahead, std::memory_order_relaxed);
+        }
         writes.store(count + 2, std::memory_order_release); // a reader that sees it sees these words
     }
 };
+
+// Two million of them back 64 MB of DCM: the announcement must stay free.
+static_assert(sizeof(memory_line) <= 48, "memory_line: keep announced_ahead in the padding after the seqlock count");
 
 /// The most cores an emulated chip may have (sizes the channels' per-peer
 /// counters, mpb_channel.hpp; 32 x 16 tiles of two cores).

@@ -131,11 +131,11 @@ result run(const workload& w) {
 
 /// The table: a row per controller, its ratio to the baseline first.
 inline void print(std::ostream& os, const result& r) {
-    char line[320];
+    char line[480];
     std::snprintf(line, sizeof line,
                   "emulated SCC, %u core(s) %s: %u writer(s), %u reader(s), %zu bytes changed per release, %zu "
                   "rounds; modelled cycles of an 800 MHz core, ratio = cycles / %s's\n",
-                  unsigned(r.cores), r.w.idle == idle_policy::halt ? "asleep in hlt when idle" : "polling",
+                  unsigned(r.cores), describe(r.w.idle),
                   r.w.writers, r.w.readers, r.w.bytes_changed, r.w.rounds, r.w.baseline.c_str());
     os << line;
     if (!r.memory_priced)
@@ -166,7 +166,7 @@ inline void print(std::ostream& os, const result& r) {
 inline void print_json(std::ostream& os, const result& r) {
     os << "{\"workload\": {\"writers\": " << r.w.writers << ", \"readers\": " << r.w.readers
        << ", \"bytes_changed\": " << r.w.bytes_changed << ", \"rounds\": " << r.w.rounds << ", \"baseline\": \""
-       << r.w.baseline << "\", \"idle\": \"" << (r.w.idle == idle_policy::halt ? "halt" : "poll")
+       << r.w.baseline << "\", \"idle\": \"" << name(r.w.idle)
        << "\"}, \"cores\": " << r.cores << ", \"cycles_per_block\": " << r.cycles_per_block
        << ", \"memory_priced\": " << (r.memory_priced ? "true" : "false") << ", \"order_timeouts\": " << r.order_timeouts
        << ", \"controllers\": {";

@@ -66,9 +66,14 @@ public:
             cached_line& l = l1_line(line);
             if (!l.valid) {
                 std::uint64_t ready = 0;
-                source.read(l.data.data(), ready);
-                if (asleep_ && ready > cycles_) { // the line's writer raised our interrupt
-                    cycles_ = ready + costs_.interrupt_latency;
+                std::uint32_t ahead = 0;
+                source.read(l.data.data(), ready, ahead);
+                if (asleep_ && ready > cycles_) {
+                    // The line's writer raised our interrupt: after the
+                    // write, or `ahead` cycles before it, when the wake-up
+                    // overlaps the transfer and the core, awake, waits on
+                    // for the line.
+                    cycles_ = std::max(ready, ready - ahead + costs_.interrupt_latency);
                     asleep_ = false;
                 }
                 cycles_ = std::max(cycles_, ready) + costs_.mpb_line_read + hop_cycles(c);
@@ -114,7 +119,9 @@ public:
         if (ordered_writes_) turn_(turn_context_, cycles_);
         const core_index c = core_index(wcb_.line / mpb_lines_);
         cycles_ += costs_.mpb_line_write + hop_cycles(c);
-        chip_->mpb_line(c, wcb_.line % mpb_lines_ * line_bytes).write(wcb_.data.data(), wcb_.mask, cycles_);
+        const std::uint32_t ahead =
+            announced_ && announced_to_ == c ? std::uint32_t(std::min<std::uint64_t>(cycles_ - announced_at_, UINT32_MAX)) : 0;
+        chip_->mpb_line(c, wcb_.line % mpb_lines_ * line_bytes).write(wcb_.data.data(), wcb_.mask, cycles_, ahead);
         wcb_.valid = false;
         wcb_.mask = 0;
     }
@@ -137,6 +144,22 @@ public:
         cycles_ += costs_.register_access;
         chip_->raise(c, cycles_);
     }
+    /// The CCI paper's latency hiding (section V): core c's interrupt is
+    /// raised now, before the message to it is composed and written, so
+    /// that its wake-up overlaps the transfer. Its modelled half only: the
+    /// writes to c's MPB up to unannounce() carry the raise's cycle (a core
+    /// asleep wakes from it, and waits on for the line); the emulation
+    /// raises the host's line once the message is there (raise_only()), or
+    /// a host thread woken early could sleep again past the message.
+    void announce(core_index c) {
+        announced_at_ = cycles_;
+        cycles_ += costs_.register_access;
+        announced_to_ = c;
+        announced_ = true;
+    }
+    void unannounce() noexcept { announced_ = false; }
+    /// The interrupt's host half, at no modelled cost (announce() paid it).
+    void raise_only(core_index c) { chip_->raise(c, cycles_); }
     bool take_interrupt() {
         std::uint64_t raised = 0;
         if (!chip_->take(me_, raised)) return false;
@@ -331,6 +354,9 @@ private:
     std::vector<bool> flush_area_ = std::vector<bool>(l2_sets); ///< per set: the area its last flush read
     std::uint64_t cycles_ = 0;
     bool asleep_ = false;
+    bool announced_ = false; ///< see announce()
+    core_index announced_to_ = 0;
+    std::uint64_t announced_at_ = 0;
     turn_hook turn_ = nullptr;
     void* turn_context_ = nullptr;
     bool ordered_writes_ = false;
