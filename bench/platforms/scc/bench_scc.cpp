@@ -41,7 +41,6 @@ namespace {
 
 const bool smoke = std::getenv("BENCH_SMOKE") != nullptr;
 
-const char* name(scc::idle_policy m) { return m == scc::idle_policy::poll ? "poll" : "halt"; }
 
 scc::config chip(taco::core_id cores, scc::idle_policy idle, bool compute) {
     scc::config c{.cores = cores, .idle = idle};

@@ -594,10 +594,9 @@ public:
     void invalidate(const void* p, std::size_t n) {
         const emulating here(*this);
         take_turn();
-        const auto at = reinterpret_cast<std::uintptr_t>(p);
         if (s_.cached.contains(p)) {
             hw_.flush_l2_range(std::size_t(static_cast<const std::byte*>(p) - s_.cached.data()), n);
-            if (pricing()) hw_.elapse(pricing_.memory.drop(at, n, hw_.cycles()));
+            if (pricing()) hw_.elapse(pricing_.memory.drop(pricing_.chip_address(p), n, hw_.cycles()));
         } else if (s_.write_through.contains(p)) {
             hw_.cl1invmb();
             if (pricing()) pricing_.memory.drop_write_through();
@@ -611,7 +610,7 @@ public:
         const auto at = reinterpret_cast<std::uintptr_t>(p);
         if (s_.cached.contains(p)) {
             hw_.flush_l2_range(std::size_t(static_cast<const std::byte*>(p) - s_.cached.data()), n);
-            if (pricing()) hw_.elapse(pricing_.memory.clean(at, n, hw_.cycles()));
+            if (pricing()) hw_.elapse(pricing_.memory.clean(pricing_.chip_address(p), n, hw_.cycles()));
         } else if (s_.write_through.contains(p)) {
             if (pricing()) {
                 // Each store went through the write-combine buffer as it
