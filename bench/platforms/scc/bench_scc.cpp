@@ -41,7 +41,6 @@ namespace {
 
 const bool smoke = std::getenv("BENCH_SMOKE") != nullptr;
 
-
 scc::config chip(taco::core_id cores, scc::idle_policy idle, bool compute) {
     scc::config c{.cores = cores, .idle = idle};
     if (!compute) c.costs.compute = scc::compute_model::none;

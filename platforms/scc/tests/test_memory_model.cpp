@@ -10,6 +10,7 @@
 
 #include <tacomesh/scc/emulated/chip.hpp>
 #include <tacomesh/scc/emulated/memory_model.hpp>
+#include <tacomesh/scc/emulated/priced_memory.hpp>
 
 namespace emu = tacomesh::scc::emulated;
 using emu::memory_kind;
@@ -173,4 +174,28 @@ TEST_CASE("SCC memory model: each quadrant's cores keep private memory at their 
     for (int n : per_controller) CHECK(n == 16);
     CHECK(big.controller_of(0) == 0);
     CHECK(big.controller_of(big.cores() - 1) == big.controllers - 1);
+}
+
+TEST_CASE("SCC memory model: a shared region is priced at its chip address, wherever the host mapped it",
+          "[scc][memory-model]") {
+    // Four private lines fill one set of L1 and of L2; a DCM line that maps
+    // to the same set evicts one of them. Priced at host addresses, that
+    // would depend on where the host put the region (here: a page, or a
+    // page and a line, into the address space), and with it every figure.
+    auto cycles_with_region_at = [](std::uintptr_t host_base) {
+        emu::memory_controllers mcs(prices);
+        emu::detail::memory_pricing pricing{emu::core_memory(prices, mcs, 0), {}, {}, {}, {}, {}};
+        pricing.dcm = {host_base, host_base + (std::uintptr_t(1) << 20)};
+        const auto at = [](std::uintptr_t a) { return reinterpret_cast<const void*>(a); };
+        constexpr std::uintptr_t private_lines = std::uintptr_t(1) << 32, same_set = std::uintptr_t(1) << 16;
+        for (int round = 0; round < 2; ++round) {
+            for (std::uintptr_t k = 0; k < 4; ++k) pricing.price(at(private_lines + k * same_set), 4, false);
+            pricing.price(at(host_base), 4, false);
+        }
+        REQUIRE(pricing.chip_address(at(host_base)) == emu::detail::memory_pricing::chip_region(0));
+        return pricing.pending;
+    };
+    const std::uint64_t page = cycles_with_region_at(std::uintptr_t(1) << 33);
+    CHECK(page == cycles_with_region_at((std::uintptr_t(1) << 33) + line_bytes));
+    CHECK(page == cycles_with_region_at((std::uintptr_t(1) << 33) + 5 * 4096 + 3 * line_bytes));
 }

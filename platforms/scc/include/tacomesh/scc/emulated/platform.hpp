@@ -418,11 +418,11 @@ public:
         if (!room && waiting) in_wait_loop_ = true; // the wait loop's retry, which goes on waiting
         // The runtime queues a message that finds no room, to send later.
         no_room_.assign(dest, !room);
-        if (room && s_.cfg.idle == idle_policy::halt_overlapped) hw_.announce(dest); // see publish
         if (waiting_) {
             if (room) take_turn(); // from the cycle the acknowledgement came
             else start_waiting();  // for room here too
         }
+        if (room && s_.cfg.idle == idle_policy::halt_overlapped) hw_.announce(dest); // see publish
         if (!room) {
             hw_.idle_since(t); // waiting for the receiver is not work
             // Nor is the loop that retries: its loads and stores stay
