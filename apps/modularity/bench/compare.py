@@ -79,9 +79,11 @@ def main():
     args = ap.parse_args()
 
     wanted = set(args.graphs.split(",")) if args.graphs else None
-    tools = peers.available_tools(args.tools.split(",") if args.tools else None)
+    # igraph-leiden-stable is this script's own tool, not one of peers.py's.
+    asked = args.tools.split(",") if args.tools else None
+    tools = peers.available_tools([t for t in asked if t != "igraph-leiden-stable"] if asked else None)
     makers = {t: peers.TOOLS[t] for t in tools}
-    if not args.tools or "igraph-leiden-stable" in args.tools.split(","):
+    if not asked or "igraph-leiden-stable" in asked:
         makers["igraph-leiden-stable"] = prep_leiden_stable
     graphs = peers.load_graphs(args.data, wanted)
     print("versions:", ", ".join(f"{k} {v}" for k, v in peers.versions().items()), file=sys.stderr)
