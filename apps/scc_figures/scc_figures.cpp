@@ -244,6 +244,14 @@ scc::config chip(taco::core_id cores, scc::idle_policy idle = scc::idle_policy::
     return {.cores = cores, .shape = shape, .idle = idle, .costs = costs, .order = order};
 }
 
+/// Waits that went ahead of the modelled order make a run's cycles follow
+/// the host: said on stderr, whatever the output format.
+void warn_out_of_order(const scc::run_report& report, const char* what, taco::core_id cores) {
+    if (report.order_timeouts)
+        std::fprintf(stderr, "scc_figures: %llu wait(s) of %s at %u cores went ahead of the modelled order\n",
+                     (unsigned long long)report.order_timeouts, what, unsigned(cores));
+}
+
 /// The greedy search, compiled here rather than taken from the modularity
 /// library: its code runs on the emulated cores and must be counted
 /// (tacomesh::scc_counted), and only the Broadcast variants are needed.
@@ -267,9 +275,7 @@ search_run greedy_on(const modularity::graph_data& g, taco::core_id cores, std::
             out = {r.steps, r.ticks, 0};
         });
         out.order_timeouts = report.order_timeouts;
-        if (out.order_timeouts)
-            std::fprintf(stderr, "scc_figures: %llu wait(s) at %u cores went ahead of the modelled order\n",
-                         (unsigned long long)out.order_timeouts, unsigned(cores));
+        warn_out_of_order(report, "the greedy search", cores);
         return out;
     });
 }
@@ -310,9 +316,7 @@ std::uint64_t rdf_task(rdf::store& s, const std::vector<std::string>& queries, t
         (void)c.run_workload(queries, repeat, master_works);
         cycles = scc::cycles() - before;
     });
-    if (report.order_timeouts)
-        std::fprintf(stderr, "scc_figures: %llu wait(s) of the RDF task pool at %u cores went ahead of the modelled order\n",
-                     (unsigned long long)report.order_timeouts, unsigned(cores));
+    warn_out_of_order(report, "the RDF task pool", cores);
     if (std::getenv("SCC_FIGURES_MEMORY"))
         for (std::size_t k = 0; k < report.memory.size() && k < 3; ++k) {
             const scc::memory_counts& m = report.memory[k];

@@ -56,21 +56,23 @@ struct memory_pricing {
     /// controllers' interleaving are of these addresses, as MESH allocates
     /// at the same logical address on every core; priced by the host's
     /// address, they followed where the host had mapped the region, which
-    /// moves with what the process did before (4 % of the RDF task pool's
-    /// cycles at 48 cores, with the size of the environment).
+    /// moves with what the process did before (test_memory_model.cpp).
     static_assert(sizeof(std::uintptr_t) == 8, "the emulated SCC prices memory on 64-bit hosts");
     static constexpr std::uintptr_t chip_region(unsigned i) noexcept { return (std::uintptr_t(0xffff8) << 44) + (std::uintptr_t(i) << 40); }
-    TACOMESH_SCC_NOT_PRICED memory_kind kind(std::uintptr_t& a) const noexcept {
+    /// The kind of memory host address `a` lies in; a shared region's
+    /// address becomes its chip address on the way (one pass over the
+    /// ranges: every priced access comes here).
+    TACOMESH_SCC_NOT_PRICED memory_kind to_chip_address(std::uintptr_t& a) const noexcept {
         if (dcm.contains(a)) return a = chip_region(0) + (a - dcm.begin), memory_kind::dcm;
         if (write_through.contains(a)) return a = chip_region(1) + (a - write_through.begin), memory_kind::write_through;
         if (ncm.contains(a)) return a = chip_region(2) + (a - ncm.begin), memory_kind::ncm;
         if (on_chip.contains(a)) return a = chip_region(3) + (a - on_chip.begin), memory_kind::on_chip;
         return memory_kind::private_memory;
     }
-    /// The address the model prices `a` at (see kind).
+    /// The address the model prices `p` at (see to_chip_address).
     TACOMESH_SCC_NOT_PRICED std::uintptr_t chip_address(const void* p) const noexcept {
         auto a = reinterpret_cast<std::uintptr_t>(p);
-        (void)kind(a);
+        (void)to_chip_address(a);
         return a;
     }
     TACOMESH_SCC_NOT_PRICED std::uint64_t now() const noexcept {
@@ -79,7 +81,7 @@ struct memory_pricing {
     TACOMESH_SCC_NOT_PRICED void price(const void* p, std::size_t n, bool store) noexcept {
         auto a = reinterpret_cast<std::uintptr_t>(p);
         if (unpriced.contains(a)) return;
-        const memory_kind k = kind(a);
+        const memory_kind k = to_chip_address(a);
         pending += store ? memory.store(a, n, k, now()) : memory.load(a, n, k, now());
     }
     /// The cycles priced since the last take, which the clock (now at
