@@ -41,7 +41,8 @@
 // trip, reduce at 48, world trade Mix at 15 and DCM at 48, RDF at 48 runs
 // twice). --order: the emulated cores run in modelled-time order (the
 // default: the cycles then do not depend on the host's load) or as the
-// host schedules them (faster; emulated/time_order.hpp says what differs).
+// host schedules them (faster; emulated/time_order.hpp says what differs;
+// the round trips, the calibration's target, are in modelled order always).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -102,7 +103,8 @@ const char* usage_text =
     "                     patents: 20 moves at 1, 8 and 48 cores; beyond: world trade's DCM and Mix only\n"
     "  --json             print one JSON object and nothing else\n"
     "  --order            the emulated cores' host threads run in modelled-time order (default: modelled),\n"
-    "                     or as the host schedules them (host: faster, the cycles vary with the host's load)\n"
+    "                     or as the host schedules them (host: faster, the cycles vary with the host's load;\n"
+    "                     the round trips, which the calibration fits, stay in modelled order)\n"
     "  --modularity-data  the directory of WorldImport1999.el (default: the repository's)\n"
     "  --rdf-data         the directory of lubm1-inferred.nt.gz and queries/ (default: the repository's)\n"
     "  --repeat N         RDF: copies of the small-footprint queries in the task pool (default 100, as the paper)\n"
@@ -652,8 +654,14 @@ int run_papers(const options& o) {
     const int rounds = o.quick ? 100 : 1000, reduce_rounds = o.quick ? 10 : 100;
     calibrate(o);
 
+    // The round trip is the calibration's target, and is measured as the
+    // calibration fitted it, in modelled-time order, whatever --order says:
+    // in host order a core's clock runs on while the host has not scheduled
+    // its partner, and a CI run on a loaded host came out 4 % off the fit.
     auto round_trip = [&](scc::idle_policy idle) {
-        return isolated([&] { return scc::round_trip_cycles(chip(2, idle), rounds); });
+        scc::config c = chip(2, idle);
+        c.order = scc::core_order::modelled;
+        return isolated([&] { return scc::round_trip_cycles(c, rounds); });
     };
     auto reduce = [&](taco::core_id n, scc::idle_policy idle) {
         return isolated([&] { return scc::reduce_cycles(chip(n, idle), reduce_rounds); });
