@@ -53,6 +53,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -228,8 +229,9 @@ bool without_randomisation(char** argv) {
 
 bool in_process = false; ///< --in-process: every experiment in this process (to see what isolation buys)
 
-/// f() in a child forked from this process (fresh_process.hpp): every
-/// experiment starts from the same heap. Its exceptions become ours.
+/// f() in a child forked from this process (fresh_process.hpp): the
+/// experiment's threads start on heaps of their own. Its exceptions become
+/// ours. (Runs to compare with each other: rdf_tasks.)
 template <class F>
 auto isolated(F&& f) -> std::invoke_result_t<F&> {
     return in_process ? f() : scc::in_fresh_process(f);
@@ -302,33 +304,46 @@ std::uint64_t world_trade(const modularity::graph_data& g, modularity::maps_kind
     return r.ticks;
 }
 
+/// Modelled cycles of the RDF task pool at each of `cores`, each run in a
+/// child process forked, with the others, from the same state of this one
+/// (in_fresh_processes): forked one at a time, the second run at 48 cores
+/// differed from the first by what this process had allocated between.
+std::vector<std::uint64_t> rdf_tasks(rdf::store& s, const std::vector<std::string>& queries,
+                                     std::span<const taco::core_id> cores, std::uint64_t repeat) {
+    auto one = [&](taco::core_id n) {
+        std::uint64_t cycles = 0;
+        scc::run_report report;
+        scc::config cfg = chip(n);
+        cfg.report = &report;
+        rdf::with_cluster_on(cfg, s, [&](rdf::rdf_cluster& c) {
+            // As the paper ran it: a master that hands out queries and n - 1
+            // workers (one core: the master answers them all).
+            const bool master_works = n == 1;
+            c.run_workload(queries, 1, master_works); // every worker's first touch of the store
+            const std::uint64_t before = scc::cycles();
+            (void)c.run_workload(queries, repeat, master_works);
+            cycles = scc::cycles() - before;
+        });
+        warn_out_of_order(report, "the RDF task pool", n);
+        if (std::getenv("SCC_FIGURES_MEMORY"))
+            for (std::size_t k = 0; k < report.memory.size() && k < 3; ++k) {
+                const scc::memory_counts& m = report.memory[k];
+                std::fprintf(stderr, "    core %zu: %llu cycles, loads %llu stores %llu, L1 %llu L2 %llu, dram reads %llu writes %llu, write-backs %llu, queued %llu\n",
+                             k, (unsigned long long)report.cycles[k], (unsigned long long)m.loads, (unsigned long long)m.stores,
+                             (unsigned long long)m.l1_hits, (unsigned long long)m.l2_hits, (unsigned long long)m.dram_reads,
+                             (unsigned long long)m.dram_writes, (unsigned long long)m.write_backs, (unsigned long long)m.queued_cycles);
+            }
+        return cycles;
+    };
+    if (!in_process) return scc::in_fresh_processes(cores, one);
+    std::vector<std::uint64_t> out;
+    for (taco::core_id n : cores) out.push_back(one(n));
+    return out;
+}
+
 std::uint64_t rdf_task(rdf::store& s, const std::vector<std::string>& queries, taco::core_id cores,
                        std::uint64_t repeat) {
-    return isolated([&] {
-    std::uint64_t cycles = 0;
-    scc::run_report report;
-    scc::config cfg = chip(cores);
-    cfg.report = &report;
-    rdf::with_cluster_on(cfg, s, [&](rdf::rdf_cluster& c) {
-        // As the paper ran it: a master that hands out queries and n - 1
-        // workers (one core: the master answers them all).
-        const bool master_works = cores == 1;
-        c.run_workload(queries, 1, master_works); // every worker's first touch of the store
-        const std::uint64_t before = scc::cycles();
-        (void)c.run_workload(queries, repeat, master_works);
-        cycles = scc::cycles() - before;
-    });
-    warn_out_of_order(report, "the RDF task pool", cores);
-    if (std::getenv("SCC_FIGURES_MEMORY"))
-        for (std::size_t k = 0; k < report.memory.size() && k < 3; ++k) {
-            const scc::memory_counts& m = report.memory[k];
-            std::fprintf(stderr, "    core %zu: %llu cycles, loads %llu stores %llu, L1 %llu L2 %llu, dram reads %llu writes %llu, write-backs %llu, queued %llu\n",
-                         k, (unsigned long long)report.cycles[k], (unsigned long long)m.loads, (unsigned long long)m.stores,
-                         (unsigned long long)m.l1_hits, (unsigned long long)m.l2_hits, (unsigned long long)m.dram_reads,
-                         (unsigned long long)m.dram_writes, (unsigned long long)m.write_backs, (unsigned long long)m.queued_cycles);
-        }
-    return cycles;
-    });
+    return rdf_tasks(s, queries, std::span<const taco::core_id>(&cores, 1), repeat).front();
 }
 
 /// LUBM(1), parsed by one thread: the store's term numbers follow how many
@@ -704,13 +719,13 @@ int run_papers(const options& o) {
     rdf::store s = lubm1(o);
     const std::vector<std::string> queries = small_footprint(o, s, rdf::lubm_queries(o.rdf_data));
     const std::uint64_t repeat = o.repeat.value_or(paper_repeat);
-    std::map<taco::core_id, std::uint64_t> tasks;
-    for (taco::core_id n : {1u, 2u, 4u, 8u, 16u, 32u, 48u}) {
-        tasks[n] = rdf_task(s, queries, n, repeat);
-        note(o, "  %u: %llu cycles\n", n, (unsigned long long)tasks[n]);
+    const std::vector<taco::core_id> pools{1, 2, 4, 8, 16, 32, 48, 48}; // 48 twice: the spread
+    const std::vector<std::uint64_t> tasks = rdf_tasks(s, queries, pools, repeat);
+    for (std::size_t i = 0; i + 1 < pools.size(); ++i) {
+        note(o, "  %u: %llu cycles\n", pools[i], (unsigned long long)tasks[i]);
+        f.rdf[pools[i]] = double(tasks[0]) / double(tasks[i]);
     }
-    for (const auto& [n, c] : tasks) f.rdf[n] = double(tasks[1]) / double(c);
-    f.spread = std::max(f.spread, relative_difference(double(tasks[48]), double(rdf_task(s, queries, 48, repeat))));
+    f.spread = std::max(f.spread, relative_difference(double(tasks[pools.size() - 2]), double(tasks.back())));
 
     if (o.json) print_json(f);
     else print_tables(f);
