@@ -673,7 +673,7 @@ TEST_CASE("SCC: in_fresh_processes runs each input in a child of its own, one at
         pid_t pid = 0;
     };
     const std::vector<int> inputs{1, 2, 3, 4};
-    const std::vector<seen> out = scc::in_fresh_processes(std::span<const int>(inputs), [&](int i) {
+    const std::vector<seen> out = scc::in_fresh_processes(inputs, [&](int i) {
         seen s;
         const int own = open(lock_path, O_RDWR); // a description of its own: flock is per description
         s.alone = own >= 0 && flock(own, LOCK_EX | LOCK_NB) == 0;
@@ -699,7 +699,7 @@ TEST_CASE("SCC: in_fresh_processes runs each input in a child of its own, one at
 
 TEST_CASE("SCC: in_fresh_processes reports a child's exception and leaves no child behind", "[scc][order]") {
     const std::vector<int> inputs{0, 1, 2};
-    CHECK_THROWS_WITH(scc::in_fresh_processes(std::span<const int>(inputs),
+    CHECK_THROWS_WITH(scc::in_fresh_processes(inputs,
                                               [](int i) {
                                                   if (i == 1) throw std::invalid_argument("input 1 is refused");
                                                   return i;
@@ -722,7 +722,7 @@ TEST_CASE("SCC: in_fresh_processes forks every child from the caller's state at 
         std::array<char, 200> payload{};
     };
     const std::vector<int> inputs{0, 1, 2, 3};
-    const std::vector<view> out = scc::in_fresh_processes(std::span<const int>(inputs), [](int) {
+    const std::vector<view> out = scc::in_fresh_processes(inputs, [](int) {
         view v;
         v.in_use = mallinfo2().uordblks;
         return v;
