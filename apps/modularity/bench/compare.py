@@ -14,10 +14,16 @@ turn, so that the host's slow and fast phases fall on all tools alike:
                       lists for Leiden)
   igraph-louvain, networkx-louvain, networkit-plm   as in peers.py
 
-Every Q is computed by igraph from the returned membership. Writes JSON
-records {graph, n, m, tool, seed, modularity, seconds} and prints a markdown
-table of medians, with tacomesh's ratios to igraph Leiden (time) and its Q
-minus Leiden's.
+Every Q is computed by igraph from the returned membership. Where the data
+directory holds NAME.communities (a planted or known community id per vertex,
+one a line: make_graphs.py writes them for LFR graphs), every run's NMI
+against it too (igraph's compare_communities). tacomesh-cluster's peak
+resident memory is its process's (wait4's ru_maxrss: the whole run, reading
+the file included); the peers run inside this script, so theirs is not
+measured. Writes JSON records {graph, n, m, tool, seed, modularity, seconds,
+nmi?, peak_rss_bytes?} and prints a markdown table of medians, with
+tacomesh's ratios to igraph Leiden (time) and its Q minus Leiden's, then,
+where there is something to say, one of NMI and memory per edge.
 
   compare.py --cluster build/apps/modularity/tacomesh-cluster --json out.json
 """
@@ -49,16 +55,37 @@ def prep_leiden_stable(n, edges, weights, ig):
 
 def prep_tacomesh(binary, path, cores, extra):
     def run(seed):
-        with tempfile.NamedTemporaryFile("r", suffix=".txt") as out:
+        with tempfile.NamedTemporaryFile("r", suffix=".txt") as out, \
+             tempfile.TemporaryFile("w+") as stdout, tempfile.TemporaryFile("w+") as stderr:
             cmd = [binary, "--json", "--quiet", "--seed", str(seed), "--cores", str(cores), "--output", out.name]
-            res = subprocess.run(cmd + extra + [path], capture_output=True, text=True, timeout=600)
-            if res.returncode != 0:
-                sys.exit(f"tacomesh-cluster failed on {path}: {res.stderr}")
-            report = json.loads(res.stdout)
+            proc = subprocess.Popen(cmd + extra + [path], stdout=stdout, stderr=stderr, text=True)
+            # wait4: this child's own peak, not the largest of all children so far.
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            stdout.seek(0)
+            stderr.seek(0)
+            if proc.returncode != 0:
+                sys.exit(f"tacomesh-cluster failed on {path} (exit {proc.returncode}): {stderr.read()}")
+            report = json.loads(stdout.read())
             membership = [int(x) for x in out.read().split()]
-        return membership, report["seconds"]
+        return membership, report["seconds"], {"peak_rss_bytes": usage.ru_maxrss * 1024}
 
     return run
+
+
+def read_truth(data, name, n):
+    """NAME.communities, if there is one: a community id per vertex."""
+    path = os.path.join(data, name + ".communities")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        try:
+            truth = [int(x) for x in f.read().split()]
+        except ValueError as e:
+            sys.exit(f"{path}: not one integer community id a line ({e})")
+    if len(truth) != n:
+        sys.exit(f"{path}: {len(truth)} community ids for a graph of {n} vertices")
+    return truth
 
 
 def graph_file(data, name):
@@ -89,20 +116,28 @@ def main():
     print("versions:", ", ".join(f"{k} {v}" for k, v in peers.versions().items()), file=sys.stderr)
     oversubscribed = args.cores > (os.cpu_count() or 1)
 
+    import igraph
+
     records = []
     for name, n, edges, weights, weighted in graphs:
         ig = peers.make_igraph(n, edges, weights)
         qweights = weights if weighted else None
+        truth = read_truth(args.data, name, n)
         runs = {"tacomesh": prep_tacomesh(args.cluster, graph_file(args.data, name), args.cores, args.extra.split())}
         runs.update({t: make(n, edges, weights, ig) for t, make in makers.items()})
         for r in runs.values():  # untimed warm-up: first calls, page cache
             r(99)
         for seed in range(1, args.seeds + 1):
             for tool, run in runs.items():
-                membership, secs = run(seed)
+                membership, secs, *more = run(seed)
                 q = ig.modularity(membership, weights=qweights)
-                records.append({"graph": name, "n": n, "m": len(edges), "tool": tool, "seed": seed,
-                                "modularity": q, "seconds": secs, "cores": args.cores if tool == "tacomesh" else None})
+                record = {"graph": name, "n": n, "m": len(edges), "tool": tool, "seed": seed,
+                          "modularity": q, "seconds": secs, "cores": args.cores if tool == "tacomesh" else None}
+                if truth is not None:
+                    record["nmi"] = igraph.compare_communities(truth, membership, method="nmi")
+                for extra in more:
+                    record.update(extra)
+                records.append(record)
         print(f"{name} done", file=sys.stderr)
 
     # The table: median Q / median ms per tool and graph.
@@ -129,6 +164,20 @@ def main():
         r2 = f"{t['tacomesh'] / t['igraph-leiden-stable']:.2f}" if "igraph-leiden-stable" in t else "-"
         print(f"| {name} | {n} | {len(edges)} | " + " | ".join(cells) + f" | {dq} | {r1} | {r2} |")
     print(f"\ntacomesh on {args.cores} cores{' (oversubscribed)' if oversubscribed else ''}; medians over seeds 1..{args.seeds}")
+
+    # NMI against the known communities, and tacomesh's peak memory per edge.
+    nmi_graphs = {r["graph"] for r in records if "nmi" in r}
+    print("\n| graph | m | " + " | ".join(f"NMI {t}" for t in tool_names) + " | tacomesh peak RSS | bytes / edge |")
+    print("|---" * (len(tool_names) + 4) + "|")
+    for name, n, edges, _, _ in graphs:
+        cells = []
+        for tool in tool_names:
+            rs = [x["nmi"] for x in med.get((name, tool), []) if "nmi" in x]
+            cells.append(f"{statistics.median(rs):.4f}" if rs else "-")
+        rss = [x["peak_rss_bytes"] for x in med.get((name, "tacomesh"), []) if "peak_rss_bytes" in x]
+        peak = max(rss) if rss else None
+        mem = f"{peak / 2**20:.1f} MiB | {peak / len(edges):.0f}" if peak else "- | -"
+        print(f"| {name}{'' if name in nmi_graphs else ' (no known communities)'} | {len(edges)} | " + " | ".join(cells) + f" | {mem} |")
 
     if args.json:
         with open(args.json, "w") as f:
