@@ -18,9 +18,10 @@ Every Q is computed by igraph from the returned membership. Where the data
 directory holds NAME.communities (a planted or known community id per vertex,
 one a line: make_graphs.py writes them for LFR graphs), every run's NMI
 against it too (igraph's compare_communities). tacomesh-cluster's peak
-resident memory is its process's (wait4's ru_maxrss: the whole run, reading
-the file included); the peers run inside this script, so theirs is not
-measured. Writes JSON records {graph, n, m, tool, seed, modularity, seconds,
+resident memory is what it reports, its process's VmHWM (the whole run,
+reading the file included; wait4's ru_maxrss would add this script's own
+60 MB, which the child holds until its exec); the peers run inside this
+script, so theirs is not measured. Writes JSON records {graph, n, m, tool, seed, modularity, seconds,
 nmi?, peak_rss_bytes?} and prints a markdown table of medians, with
 tacomesh's ratios to igraph Leiden (time) and its Q minus Leiden's, then,
 where there is something to say, one of NMI and memory per edge.
@@ -55,20 +56,14 @@ def prep_leiden_stable(n, edges, weights, ig):
 
 def prep_tacomesh(binary, path, cores, extra):
     def run(seed):
-        with tempfile.NamedTemporaryFile("r", suffix=".txt") as out, \
-             tempfile.TemporaryFile("w+") as stdout, tempfile.TemporaryFile("w+") as stderr:
+        with tempfile.NamedTemporaryFile("r", suffix=".txt") as out:
             cmd = [binary, "--json", "--quiet", "--seed", str(seed), "--cores", str(cores), "--output", out.name]
-            proc = subprocess.Popen(cmd + extra + [path], stdout=stdout, stderr=stderr, text=True)
-            # wait4: this child's own peak, not the largest of all children so far.
-            _, status, usage = os.wait4(proc.pid, 0)
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            stdout.seek(0)
-            stderr.seek(0)
-            if proc.returncode != 0:
-                sys.exit(f"tacomesh-cluster failed on {path} (exit {proc.returncode}): {stderr.read()}")
-            report = json.loads(stdout.read())
+            res = subprocess.run(cmd + extra + [path], capture_output=True, text=True, timeout=600)
+            if res.returncode != 0:
+                sys.exit(f"tacomesh-cluster failed on {path}: {res.stderr}")
+            report = json.loads(res.stdout)
             membership = [int(x) for x in out.read().split()]
-        return membership, report["seconds"], {"peak_rss_bytes": usage.ru_maxrss * 1024}
+        return membership, report["seconds"], {"peak_rss_bytes": report["peak_rss_bytes"]}
 
     return run
 

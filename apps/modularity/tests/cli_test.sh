@@ -27,6 +27,8 @@ for field in clusters steps seconds cores; do
     grep -Eq "\"$field\": [0-9]" "$tmp/out" || fail "--json has no numeric \"$field\""
 done
 grep -q "\"steps\": $karate_moves," "$tmp/out" || fail "greedy on karate: expected $karate_moves moves in $(cat "$tmp/out")"
+# The process's own peak memory (VmHWM): more than nothing, less than a GiB for karate.
+grep -Eq '"peak_rss_bytes": [1-9][0-9]{0,8}[,}]' "$tmp/out" || fail "--json: no peak_rss_bytes between 1 B and 1 GB in $(cat "$tmp/out")"
 
 # --output: one id per line, in vertex order, ids 0..k-1
 expect 0 "\"clusters\": $karate_clusters," -- "$bin" --json --quiet --algorithm greedy --output "$tmp/ids" "$data/karate.graph.gz"

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <fstream>
 #include <limits>
 #include <iostream>
@@ -24,6 +25,17 @@
 #endif
 
 namespace {
+
+/// This process's peak resident memory (Linux: /proc/self/status's VmHWM,
+/// which exec resets; getrusage's ru_maxrss keeps the peak of the process
+/// that forked this one before its exec, a Python script's 60 MB for one),
+/// or 0 where it cannot be read.
+std::uint64_t peak_resident_bytes() {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind("VmHWM:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10) * 1024;
+    return 0;
+}
 
 const char* usage_text = R"(usage: tacomesh-cluster [options] GRAPH
 
@@ -326,13 +338,15 @@ int main(int argc, char** argv) {
             std::printf("{\"graph\": %s, \"vertices\": %u, \"edges\": %zu, \"weighted\": %s, \"algorithm\": \"%s\", "
                         "\"cores\": %u, \"platform\": \"%s\", \"controller\": \"%s\", \"maps\": \"%s\", "
                         "\"seed\": %llu, \"modularity\": %.10f, \"clusters\": %u, \"steps\": %llu, "
-                        "\"converged\": %s, \"seconds\": %.6f, \"load_seconds\": %.6f, \"oversubscribed\": %s",
+                        "\"converged\": %s, \"seconds\": %.6f, \"load_seconds\": %.6f, \"oversubscribed\": %s, "
+                        "\"peak_rss_bytes\": %llu",
                         json_string(c.graph).c_str(), g.vertex_count(), g.undirected_edge_count(),
                         g.weighted ? "true" : "false", modularity::name(o.algo), o.cores, platform_name(c),
                         modularity::name(o.controller), modularity::name(o.maps),
                         static_cast<unsigned long long>(o.seed), r.modularity, r.clusters,
                         static_cast<unsigned long long>(r.steps), r.converged ? "true" : "false", r.seconds,
-                        load_seconds, r.oversubscribed ? "true" : "false");
+                        load_seconds, r.oversubscribed ? "true" : "false",
+                        static_cast<unsigned long long>(peak_resident_bytes()));
             if (c.members) print_json_members(g, r.assignment);
             std::fputs("}\n", stdout);
         } else {
