@@ -38,6 +38,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include <taco/taco.hpp>
@@ -133,7 +134,8 @@ public:
                     mesh::sharing_ptr<map> best, std::uint32_t index, std::uint64_t seed, unsigned patience,
                     double tolerance)
         : groups_(groups), best_(best), index_(index), seed_(seed), patience_(patience), tolerance_(tolerance),
-          graph_(private_copy(mesh::read(graph))), mine_(mesh::make_shared_object<map, C>(graph_.vertex_count())) {}
+          graph_(level0(mesh::read(graph))),
+          mine_(mesh::make_shared_object<map, C>(std::visit([](const auto& g) { return g.vertex_count(); }, graph_))) {}
     ~ensemble_member() { mesh::destroy_shared_object(mine_); }
     ensemble_member(const ensemble_member&) = delete;
     ensemble_member& operator=(const ensemble_member&) = delete;
@@ -145,8 +147,19 @@ public:
     /// round found nothing better, so members other than 0 start again from
     /// singletons, bringing new groups into the overlay.
     double build(std::uint32_t round, bool fresh) {
+        return std::visit([&](const auto& g) { return build_on(g, round, fresh); }, graph_);
+    }
+
+private:
+    template <class Reader>
+    static std::variant<level_graph, unit_level_graph> level0(const Reader& r) {
+        if (r.weighted()) return private_copy(r);
+        return private_copy<true>(r);
+    }
+
+    template <class Graph>
+    double build_on(const Graph& g, std::uint32_t round, bool fresh) {
         rng r(detail::mix_seed(seed_, index_, round));
-        const level_graph& g = graph_;
         const vertex n = g.vertex_count();
         std::vector<cluster> of;
         if (round == 0 || (fresh && index_ != 0)) {
@@ -172,13 +185,12 @@ public:
         return q;
     }
 
-private:
     mesh::sharing_ptr<map> groups_, best_;
     std::uint32_t index_;
     std::uint64_t seed_;
     unsigned patience_;
     double tolerance_;
-    level_graph graph_;
+    std::variant<level_graph, unit_level_graph> graph_; ///< level 0, without weights when all are 1
     mesh::sharing_ptr<map> mine_;
     workspace ws_;
 };

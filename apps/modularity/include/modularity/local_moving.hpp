@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include <modularity/graph_data.hpp>
@@ -72,11 +73,21 @@ private:
     std::uint64_t s_[4];
 };
 
-/// A level's graph in private memory (the coarse levels of the hierarchy).
-struct level_graph {
+/// A level's graph in private memory (the coarse levels of the hierarchy,
+/// and each ensemble member's copy of level 0).
+///
+/// UnitWeights: every edge weighs 1 and no weight is stored or loaded, as
+/// for an unweighted graph's level 0 (unit_level_graph): each ensemble
+/// member's copy of it then takes 4 bytes an edge rather than 12, and the
+/// hot loops read no weights. The search's sums are the same to the bit:
+/// the shared graph keeps an unweighted graph's weights at exactly 1
+/// (shared_graph.hpp).
+template <bool UnitWeights>
+struct basic_level_graph {
+    struct no_weights {};
     std::vector<edge> first{0};
     std::vector<vertex> targets;
-    std::vector<double> weights;
+    [[no_unique_address]] std::conditional_t<UnitWeights, no_weights, std::vector<double>> weights;
     std::vector<double> vweights;
     double total = 0;
 
@@ -84,21 +95,27 @@ struct level_graph {
     edge edge_count() const noexcept { return edge(targets.size()); }
     edge_range out_edges(vertex v) const noexcept { return {first[v], first[v + 1]}; }
     vertex target(edge e) const noexcept { return targets[e]; }
-    double weight(edge e) const noexcept { return weights[e]; }
+    double weight([[maybe_unused]] edge e) const noexcept {
+        if constexpr (UnitWeights) return 1.0;
+        else return weights[e];
+    }
     double vertex_weight(vertex v) const noexcept { return vweights[v]; }
     double total_weight() const noexcept { return total; }
 };
+using level_graph = basic_level_graph<false>;
+using unit_level_graph = basic_level_graph<true>;
 
-/// A private copy of any graph view (a shared graph's reader proxy).
-template <class Graph>
-level_graph private_copy(const Graph& g) {
-    level_graph c;
+/// A private copy of any graph view (a shared graph's reader proxy);
+/// UnitWeights: of one whose edges all weigh 1, without its weights.
+template <bool UnitWeights = false, class Graph>
+basic_level_graph<UnitWeights> private_copy(const Graph& g) {
+    basic_level_graph<UnitWeights> c;
     const vertex n = g.vertex_count();
     const edge m = g.edge_count();
     c.first.resize(std::size_t(n) + 1);
     c.vweights.resize(n);
     c.targets.resize(m);
-    c.weights.resize(m);
+    if constexpr (!UnitWeights) c.weights.resize(m);
     for (vertex v = 0; v < n; ++v) {
         c.first[v] = g.out_edges(v).first;
         c.vweights[v] = g.vertex_weight(v);
@@ -106,7 +123,7 @@ level_graph private_copy(const Graph& g) {
     c.first[n] = m;
     for (edge e = 0; e < m; ++e) {
         c.targets[e] = g.target(e);
-        c.weights[e] = g.weight(e);
+        if constexpr (!UnitWeights) c.weights[e] = g.weight(e);
     }
     c.total = g.total_weight();
     return c;
