@@ -4,6 +4,9 @@
 // building blocks' invariants.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -160,4 +163,30 @@ TEST_CASE("an unweighted graph's level 0 without its weights searches to the sam
     CHECK(a == b);
     CHECK(modularity_of(weighted, [&](vertex v) { return a[v]; }) ==
           modularity_of(unit, [&](vertex v) { return b[v]; }));
+}
+
+TEST_CASE("an unweighted edge list whose lines repeat keeps its weights in every member's copy") {
+    // No weight column, so graph_data::weighted is false, but a repeated or
+    // reciprocal line adds up: weights of 2 and 3. A member that took the
+    // graph for unit-weight by the flag would search another graph and
+    // report a Q that is not the clustering's.
+    const std::string path = "multilevel_repeated_lines.el";
+    {
+        std::ofstream out(path);
+        const graph_data karate = read_graph(data + "/karate.graph.gz");
+        for (vertex v = 0; v < karate.vertex_count(); ++v)
+            for (edge e = karate.first[v]; e < karate.first[v + 1]; ++e)
+                if (const vertex u = karate.target[e]; v < u) {
+                    out << v << ' ' << u << '\n';
+                    if ((u + v) % 3 == 0) out << u << ' ' << v << '\n'; // reciprocal: weight 2
+                    if ((u + v) % 5 == 0) out << v << ' ' << u << '\n'; // repeated: weight 2 or 3
+                }
+    }
+    const graph_data g = read_graph(path);
+    std::remove(path.c_str());
+    REQUIRE_FALSE(g.weighted);
+    REQUIRE(std::any_of(g.weight.begin(), g.weight.end(), [](double w) { return w > 1; }));
+    const cluster_result r = multilevel(g, 7, 2);
+    CHECK(r.modularity == Approx(modularity_of(g, r.assignment)).margin(1e-12));
+    CHECK(r.modularity > 0.3);
 }

@@ -153,8 +153,8 @@ public:
 private:
     template <class Reader>
     static std::variant<level_graph, unit_level_graph> level0(const Reader& r) {
-        if (r.weighted()) return private_copy(r);
-        return private_copy<true>(r);
+        if (r.unit_weights()) return private_copy<true>(r);
+        return private_copy(r);
     }
 
     template <class Graph>

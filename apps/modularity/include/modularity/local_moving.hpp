@@ -79,9 +79,10 @@ private:
 /// UnitWeights: every edge weighs 1 and no weight is stored or loaded, as
 /// for an unweighted graph's level 0 (unit_level_graph): each ensemble
 /// member's copy of it then takes 4 bytes an edge rather than 12, and the
-/// hot loops read no weights. The search's sums are the same to the bit:
-/// the shared graph keeps an unweighted graph's weights at exactly 1
-/// (shared_graph.hpp).
+/// hot loops read no weights. The search's sums are the same to the bit
+/// where the shared graph's weights are all exactly 1
+/// (shared_graph::unit_weights; an unweighted file's are, unless an edge
+/// list repeats a line).
 template <bool UnitWeights>
 struct basic_level_graph {
     struct no_weights {};

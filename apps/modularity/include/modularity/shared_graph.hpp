@@ -14,6 +14,7 @@
 //   auto g = modularity::make_shared_graph<mesh::map_memory::dcm, mesh::controllers::broadcast>(data);
 //   { auto r = mesh::read(g); for (auto e : r.out_edges(v)) sum += r.weight(e); }
 //   modularity::destroy_shared_graph(g);
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -60,6 +61,9 @@ public:
     mesh::sharing_ptr<map<double>> vertex_weight, edge_weight;
     double total_weight = 0; ///< 2m, in the scaled units
     bool weighted = false;
+    /// Every edge weighs exactly 1 here. Not the same as !weighted: an edge
+    /// list's repeated or reciprocal lines add up to weights of 2 and more.
+    bool unit_weights = false;
     /// The weights here are the data's times 2^weight_shift, the largest in
     /// [1, 2) (graph_data.hpp: the range of the weights); Q is the same.
     int weight_shift = 0;
@@ -85,6 +89,7 @@ public:
         double vertex_weight(vertex v) const { return vweight_.get(v); }
         double total_weight() const noexcept { return self_->total_weight; }
         bool weighted() const noexcept { return self_->weighted; }
+        bool unit_weights() const noexcept { return self_->unit_weights; }
 
     private:
         mesh::reader<shared_graph> self_;
@@ -133,6 +138,7 @@ mesh::sharing_ptr<shared_graph<M>> make_shared_graph(const graph_data& data) {
     detail::fill(parts.edge_weight, m, [&](std::size_t e) { return weight(edge(e)); });
     parts.total_weight = total;
     parts.weighted = data.weighted;
+    parts.unit_weights = std::all_of(data.weight.begin(), data.weight.end(), [&](double w) { return std::ldexp(w, shift) == 1.0; });
     parts.weight_shift = shift;
     return mesh::make_shared_object<G, C>(parts);
 }
