@@ -24,7 +24,7 @@
 //   double x = mesh::read(m).get(7);
 //
 // Access goes through the map's own proxies (the paper's specialised
-// proxies): mesh::read gives a reader_proxy (get, size), mesh::write a
+// proxies): mesh::read gives a reader_proxy (get, size, chunk), mesh::write a
 // writer_proxy that also sets values and grows, and records which chunks it
 // changed; the ncm and wt proxies skip the events their memory does not need.
 #include <algorithm>
@@ -34,6 +34,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -96,6 +97,18 @@ public:
         return lookup()[k / per_chunk][k % per_chunk];
     }
     const V& operator[](K k) const { return get(k); }
+    /// Chunks holding the values: value k is chunk(k / per_chunk)[k % per_chunk].
+    std::size_t chunk_count() const noexcept { return size_ / per_chunk + (size_ % per_chunk != 0); }
+    /// The values of chunk c, contiguous (per_chunk of them, fewer in the
+    /// last): for loops that read long runs of values, which through get
+    /// pay a table lookup and a bounds check each. Valid while the proxy it
+    /// came through is held.
+    std::span<const V> chunk(std::size_t c) const {
+        if (c >= chunk_count()) [[unlikely]]
+            throw std::out_of_range("mesh::chunked_map: chunk " + std::to_string(c) + " of a map of " +
+                                    std::to_string(chunk_count()) + " chunks");
+        return {lookup()[c], std::min(per_chunk, size_ - c * per_chunk)};
+    }
 
     // SharingAware: the lookup table (tracked storage: its changed parts,
     // and the tables it outgrew kept for readers refreshing from before),
@@ -172,6 +185,8 @@ public:
         std::size_t size() const noexcept { return r_->size(); }
         const V& get(K k) const { return r_->get(k); }
         const V& operator[](K k) const { return r_->get(k); }
+        std::size_t chunk_count() const noexcept { return r_->chunk_count(); }
+        std::span<const V> chunk(std::size_t c) const { return r_->chunk(c); }
 
     private:
         reader<chunked_map> r_;

@@ -15,6 +15,7 @@
 #include <modularity/graph_reader.hpp>
 #include <modularity/local_moving.hpp>
 #include <modularity/quality.hpp>
+#include <modularity/shared_csr.hpp>
 
 using namespace modularity;
 
@@ -140,29 +141,72 @@ TEST_CASE("local moving never lowers Q, and repeated passes reach a fixpoint") {
     }
 }
 
-TEST_CASE("an unweighted graph's level 0 without its weights searches to the same clustering, to the bit") {
-    // Each ensemble member copies level 0 this way (ensemble_search.hpp):
-    // 8 bytes an edge less, and no weight loaded in the hot loops.
-    const graph_data d = read_graph(data + "/cond-mat.graph.gz");
-    REQUIRE_FALSE(d.weighted);
-    const level_graph weighted = private_copy(data_view{d});
-    const unit_level_graph unit = private_copy<true>(data_view{d});
-    static_assert(sizeof(unit_level_graph) + sizeof(std::vector<double>) <= sizeof(level_graph),
-                  "a unit-weight graph stores no weight array");
-    REQUIRE(unit.edge_count() == weighted.edge_count());
-    CHECK(unit.total_weight() == weighted.total_weight());
-    std::vector<cluster> a(weighted.vertex_count()), b(unit.vertex_count());
-    std::iota(a.begin(), a.end(), cluster(0));
-    std::iota(b.begin(), b.end(), cluster(0));
-    rng ra(11), rb(11);
-    workspace wa, wb;
-    for (int i = 0; i < 3; ++i) {
-        multilevel_iteration(weighted, a, ra, wa);
-        multilevel_iteration(unit, b, rb, wb);
+TEST_CASE("level 0 read in place from the shared graph searches as a private copy does, to the bit") {
+    // Each ensemble member reads level 0 this way (shared_csr.hpp): no copy
+    // of the edges per member, an edge run within a 4 KB chunk read as one
+    // array. cond-mat (unweighted: no weights stored at all) spans 93
+    // chunks of targets, so many vertices' edges cross a chunk; the world
+    // trade graph is weighted (targets and weights chunk at 1024 and 512).
+    auto same_search = [](const graph_data& d, bool unit) {
+        taco::run(tacomesh::posix::config{.cores = 1}, [&] {
+            // Holes of one chunk between live blocks, so that the graph's
+            // chunks do not lie end to end: a loop that ran on past a
+            // chunk's end would read another object, not the next chunk.
+            std::vector<void*> blocks(400);
+            for (void*& b : blocks) b = mesh::allocate(4096);
+            for (std::size_t i = 0; i < blocks.size(); i += 2) mesh::deallocate(blocks[i]);
+            auto graph = make_shared_graph<map_memory::dcm, mesh::controllers::noop>(d);
+            {
+                {
+                    const auto reader = mesh::read(graph);
+                    const auto& targets = reader.targets();
+                    REQUIRE(targets.chunk_count() > 2);
+                    REQUIRE(targets.chunk(1).data() != targets.chunk(0).data() + targets.chunk(0).size());
+                }
+                // through the reader proxy (the weights scaled as the searches see them)
+                const level_graph copy = private_copy(mesh::read(graph));
+                REQUIRE(mesh::read(graph).unit_weights() == unit);
+                CHECK(bool(mesh::read(graph).edge_weights()) == !unit); // unit weights are not stored
+                auto search = [&](const auto& in_place) {
+                    REQUIRE(in_place.edge_count() == copy.edge_count());
+                    CHECK(in_place.total_weight() == copy.total_weight());
+                    std::vector<cluster> a = detail::singletons(copy.vertex_count()), b = a;
+                    rng ra(11), rb(11);
+                    workspace wa, wb;
+                    for (int i = 0; i < 3; ++i) {
+                        multilevel_iteration(copy, a, ra, wa);
+                        multilevel_iteration(in_place, b, rb, wb);
+                    }
+                    CHECK(a == b);
+                    CHECK(modularity_of(copy, [&](vertex v) { return a[v]; }) ==
+                          modularity_of(in_place, [&](vertex v) { return b[v]; }));
+                    double sum = 0, sum_copy = 0; // every edge, through both loops of the view
+                    for (vertex v = 0; v < copy.vertex_count(); ++v) {
+                        for_each_neighbour(in_place, v, [&](vertex u, double w) { sum += w * (u + 1) * (v + 1); });
+                        for (edge e : copy.out_edges(v)) sum_copy += copy.weight(e) * (copy.target(e) + 1) * (v + 1);
+                    }
+                    CHECK(sum == sum_copy);
+                };
+                if (unit) {
+                    search(shared_csr<map_memory::dcm, true>(graph));
+                    using weighted_view = shared_csr<map_memory::dcm, false>;
+                    CHECK_THROWS_WITH(weighted_view(graph), Catch::Contains("all 1"));
+                } else {
+                    search(shared_csr<map_memory::dcm, false>(graph));
+                    using unit_view = shared_csr<map_memory::dcm, true>;
+                    CHECK_THROWS_WITH(unit_view(graph), Catch::Contains("other weights"));
+                }
+            }
+            destroy_shared_graph(graph);
+            for (std::size_t i = 1; i < blocks.size(); i += 2) mesh::deallocate(blocks[i]);
+        });
+    };
+    SECTION("unweighted") {
+        const graph_data d = read_graph(data + "/cond-mat.graph.gz");
+        REQUIRE(d.edge_count() > 90 * 1024);
+        same_search(d, true);
     }
-    CHECK(a == b);
-    CHECK(modularity_of(weighted, [&](vertex v) { return a[v]; }) ==
-          modularity_of(unit, [&](vertex v) { return b[v]; }));
+    SECTION("weighted") { same_search(read_graph(data + "/WorldImport1999.el"), false); }
 }
 
 TEST_CASE("an unweighted edge list whose lines repeat keeps its weights in every member's copy") {

@@ -19,10 +19,9 @@
 //      `groups` map for the next round.
 // Rounds go on until `patience` of them in a row gain no more than the
 // tolerance (round_patience, gain_tolerance below). The graph is a MESH
-// shared graph; each member copies it once into private arrays (its levels
-// above are private anyway): local moving reads every edge many times, and
-// through the maps' proxies (a bounds check and a chunk lookup per value)
-// the search took 1.3-1.6x as long on cond-mat. The maps the master and the
+// shared graph, which each member reads in place through its chunks
+// (shared_csr.hpp), with no copy of its own; its coarser levels are private.
+// The maps the master and the
 // members write are made visible by the consistency controller, so the
 // search runs the same on threads and on private-memory processes.
 //
@@ -46,6 +45,7 @@
 #include <modularity/detail/unwind_guard.hpp>
 #include <modularity/multilevel.hpp>
 #include <modularity/quality.hpp>
+#include <modularity/shared_csr.hpp>
 #include <modularity/shared_graph.hpp>
 
 namespace modularity {
@@ -134,7 +134,7 @@ public:
                     mesh::sharing_ptr<map> best, std::uint32_t index, std::uint64_t seed, unsigned patience,
                     double tolerance)
         : groups_(groups), best_(best), index_(index), seed_(seed), patience_(patience), tolerance_(tolerance),
-          graph_(level0(mesh::read(graph))),
+          graph_(level0(graph)),
           mine_(mesh::make_shared_object<map, C>(std::visit([](const auto& g) { return g.vertex_count(); }, graph_))) {}
     ~ensemble_member() { mesh::destroy_shared_object(mine_); }
     ensemble_member(const ensemble_member&) = delete;
@@ -151,10 +151,10 @@ public:
     }
 
 private:
-    template <class Reader>
-    static std::variant<level_graph, unit_level_graph> level0(const Reader& r) {
-        if (r.unit_weights()) return private_copy<true>(r);
-        return private_copy(r);
+    using level0_view = std::variant<shared_csr<G, false>, shared_csr<G, true>>;
+    static level0_view level0(const mesh::sharing_ptr<shared_graph<G>>& graph) {
+        if (mesh::read(graph).unit_weights()) return shared_csr<G, true>(graph);
+        return shared_csr<G, false>(graph);
     }
 
     template <class Graph>
@@ -190,7 +190,7 @@ private:
     std::uint64_t seed_;
     unsigned patience_;
     double tolerance_;
-    std::variant<level_graph, unit_level_graph> graph_; ///< level 0, without weights when all are 1
+    level0_view graph_; ///< level 0 read in place, without weights when all are 1
     mesh::sharing_ptr<map> mine_;
     workspace ws_;
 };

@@ -1,8 +1,9 @@
 #pragma once
 // The building blocks of the multilevel algorithm (multilevel.hpp), each on
 // any graph view with vertex_count(), out_edges(v), target(e), weight(e),
-// vertex_weight(v) and total_weight(): a level's private graph, or the
-// shared graph's reader proxy.
+// vertex_weight(v) and total_weight(): a level's private graph, the shared
+// graph read in place (shared_csr.hpp), or the shared graph's reader proxy.
+// The edge loops go through for_each_neighbour (neighbours.hpp).
 //
 //   local_move  vertex moving to the best neighbouring cluster until no move
 //               gains, revisiting only the neighbours of moved vertices (the
@@ -23,11 +24,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
-#include <type_traits>
 #include <vector>
 
 #include <modularity/graph_data.hpp>
 #include <modularity/neighbour_sums.hpp>
+#include <modularity/neighbours.hpp>
 #include <modularity/shared_graph.hpp>
 
 namespace modularity {
@@ -73,22 +74,11 @@ private:
     std::uint64_t s_[4];
 };
 
-/// A level's graph in private memory (the coarse levels of the hierarchy,
-/// and each ensemble member's copy of level 0).
-///
-/// UnitWeights: every edge weighs 1 and no weight is stored or loaded, as
-/// for an unweighted graph's level 0 (unit_level_graph): each ensemble
-/// member's copy of it then takes 4 bytes an edge rather than 12, and the
-/// hot loops read no weights. The search's sums are the same to the bit
-/// where the shared graph's weights are all exactly 1
-/// (shared_graph::unit_weights; an unweighted file's are, unless an edge
-/// list repeats a line).
-template <bool UnitWeights>
-struct basic_level_graph {
-    struct no_weights {};
+/// A level's graph in private memory (the coarse levels of the hierarchy).
+struct level_graph {
     std::vector<edge> first{0};
     std::vector<vertex> targets;
-    [[no_unique_address]] std::conditional_t<UnitWeights, no_weights, std::vector<double>> weights;
+    std::vector<double> weights;
     std::vector<double> vweights;
     double total = 0;
 
@@ -96,27 +86,21 @@ struct basic_level_graph {
     edge edge_count() const noexcept { return edge(targets.size()); }
     edge_range out_edges(vertex v) const noexcept { return {first[v], first[v + 1]}; }
     vertex target(edge e) const noexcept { return targets[e]; }
-    double weight([[maybe_unused]] edge e) const noexcept {
-        if constexpr (UnitWeights) return 1.0;
-        else return weights[e];
-    }
+    double weight(edge e) const noexcept { return weights[e]; }
     double vertex_weight(vertex v) const noexcept { return vweights[v]; }
     double total_weight() const noexcept { return total; }
 };
-using level_graph = basic_level_graph<false>;
-using unit_level_graph = basic_level_graph<true>;
 
-/// A private copy of any graph view (a shared graph's reader proxy);
-/// UnitWeights: of one whose edges all weigh 1, without its weights.
-template <bool UnitWeights = false, class Graph>
-basic_level_graph<UnitWeights> private_copy(const Graph& g) {
-    basic_level_graph<UnitWeights> c;
+/// A private copy of any graph view.
+template <class Graph>
+level_graph private_copy(const Graph& g) {
+    level_graph c;
     const vertex n = g.vertex_count();
     const edge m = g.edge_count();
     c.first.resize(std::size_t(n) + 1);
     c.vweights.resize(n);
     c.targets.resize(m);
-    if constexpr (!UnitWeights) c.weights.resize(m);
+    c.weights.resize(m);
     for (vertex v = 0; v < n; ++v) {
         c.first[v] = g.out_edges(v).first;
         c.vweights[v] = g.vertex_weight(v);
@@ -124,7 +108,7 @@ basic_level_graph<UnitWeights> private_copy(const Graph& g) {
     c.first[n] = m;
     for (edge e = 0; e < m; ++e) {
         c.targets[e] = g.target(e);
-        if constexpr (!UnitWeights) c.weights[e] = g.weight(e);
+        c.weights[e] = g.weight(e);
     }
     c.total = g.total_weight();
     return c;
@@ -186,8 +170,9 @@ std::uint64_t local_move(const Graph& g, std::vector<cluster>& of, rng& r, works
         const cluster from = of[v];
         const double wv = g.vertex_weight(v);
         ws.sums.start();
-        for (edge e : g.out_edges(v))
-            if (const vertex u = g.target(e); u != v) ws.sums.add(of[u], g.weight(e));
+        for_each_neighbour(g, v, [&](vertex u, double w) {
+            if (u != v) ws.sums.add(of[u], w);
+        });
         cw[from] -= wv;
         --csize[from];
         const double stay = ws.sums[from] - wv * cw[from] * inv;
@@ -212,13 +197,12 @@ std::uint64_t local_move(const Graph& g, std::vector<cluster>& of, rng& r, works
         of[v] = best;
         ++moves;
         if (csize[from] == 0) ws.empty.push_back(from);
-        for (edge e : g.out_edges(v)) {
-            const vertex u = g.target(e);
+        for_each_neighbour(g, v, [&](vertex u, double) {
             if (!ws.queued[u] && of[u] != best) {
                 ws.queued[u] = 1;
                 ws.queue.push_back(u);
             }
-        }
+        });
     }
     return moves;
 }
@@ -246,8 +230,9 @@ std::vector<cluster> refine(const Graph& g, const std::vector<cluster>& of, rng&
     for (vertex v = 0; v < n; ++v) {
         rw[v] = g.vertex_weight(v);
         cw[of[v]] += rw[v];
-        for (edge e : g.out_edges(v)) // ext: weight from the sub-cluster to the rest of its cluster
-            if (const vertex u = g.target(e); u != v && of[u] == of[v]) ext[v] += g.weight(e);
+        for_each_neighbour(g, v, [&](vertex u, double w) { // ext: weight from the sub-cluster to the rest of its cluster
+            if (u != v && of[u] == of[v]) ext[v] += w;
+        });
     }
     ws.sums.resize(n);
     detail::shuffled_order(ws.order, n, r);
@@ -257,8 +242,9 @@ std::vector<cluster> refine(const Graph& g, const std::vector<cluster>& of, rng&
         const double wv = rw[v];
         if (!(ext[v] >= wv * (cw[c] - wv) * inv)) continue; // v is not well connected to its cluster
         ws.sums.start();
-        for (edge e : g.out_edges(v))
-            if (const vertex u = g.target(e); u != v && of[u] == c) ws.sums.add(sub[u], g.weight(e));
+        for_each_neighbour(g, v, [&](vertex u, double w) {
+            if (u != v && of[u] == c) ws.sums.add(sub[u], w);
+        });
         cluster best = v;
         double best_gain = 0;
         for (cluster t : ws.sums.touched()) {
@@ -314,7 +300,7 @@ level_graph aggregate(const Graph& g, const std::vector<cluster>& group, cluster
         for (vertex i = start[a]; i < start[a + 1]; ++i) {
             const vertex v = members[i];
             c.vweights[a] += g.vertex_weight(v);
-            for (edge e : g.out_edges(v)) ws.sums.add(group[g.target(e)], g.weight(e));
+            for_each_neighbour(g, v, [&](vertex u, double w) { ws.sums.add(group[u], w); });
         }
         for (cluster b : ws.sums.touched()) {
             c.targets.push_back(b);

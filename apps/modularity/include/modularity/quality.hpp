@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <modularity/graph_data.hpp>
+#include <modularity/neighbours.hpp>
 #include <modularity/shared_graph.hpp> // edge_range
 
 namespace modularity {
@@ -31,12 +32,11 @@ double modularity_of(const Graph& g, ClusterOf&& of) {
     for (vertex v = 0; v < n; ++v) {
         const cluster c = of(v);
         if (c >= n) throw std::invalid_argument("modularity: cluster id " + std::to_string(c) + " >= vertex count");
-        for (edge e : g.out_edges(v)) {
-            const double w = g.weight(e);
+        for_each_neighbour(g, v, [&](vertex u, double w) {
             total += w;
             weight[c] += w;
-            if (of(g.target(e)) == c) inside += w;
-        }
+            if (of(u) == c) inside += w;
+        });
     }
     if (total <= 0) return 0; // no edges (or only zero weights): every clustering is as good as any
     double expected = 0;

@@ -1,10 +1,15 @@
 #pragma once
 // The graph in MESH, as the MESH paper composes it (section II.B, Figures 2
 // and 3): two index spaces, vertices and (directed) edges, and mappings on
-// them: the three that connect them (vertex -> its first out-edge, edge ->
-// its source, edge -> its target) and the weights (vertex -> weighted
-// degree, edge -> weight). Every part is its own shared object, a
-// range_space or a chunked_map in memory mode M (the paper's DCM, NCM, WT).
+// them: those that connect them (vertex -> its first out-edge, edge -> its
+// target) and the weights (vertex -> weighted degree, edge -> weight).
+// Every part is its own shared object, a range_space or a chunked_map in
+// memory mode M (the paper's DCM, NCM, WT). Two of the paper's mappings are
+// derived rather than stored, since they cost memory per directed edge and
+// no search reads them in a loop: edge -> source (a binary search of the
+// first-edge mapping), and edge -> weight when every weight is 1 (on
+// unweighted graphs; shared_graph::unit_weights). Stored, they took 12 of
+// the 16 bytes a directed edge took here.
 //
 // The composite is a shared object too: the sharing pointers of its parts.
 // Reading the graph part by part would acquire and release a part at every
@@ -17,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <mesh/mesh.hpp>
@@ -56,9 +62,9 @@ public:
 
     mesh::sharing_ptr<mesh::range_space> vertices, edges;
     mesh::sharing_ptr<map<edge>> first_edge;    ///< vertex -> its first out-edge
-    mesh::sharing_ptr<map<vertex>> edge_source; ///< edge -> the vertex it starts at
     mesh::sharing_ptr<map<vertex>> edge_target; ///< edge -> the vertex it ends at
-    mesh::sharing_ptr<map<double>> vertex_weight, edge_weight;
+    mesh::sharing_ptr<map<double>> vertex_weight;
+    mesh::sharing_ptr<map<double>> edge_weight; ///< edge -> its weight; null where every weight is 1 (unit_weights)
     double total_weight = 0; ///< 2m, in the scaled units
     bool weighted = false;
     /// Every edge weighs exactly 1 here. Not the same as !weighted: an edge
@@ -73,8 +79,9 @@ public:
     public:
         explicit reader_proxy(const mesh::sharing_ptr<shared_graph>& g)
             : self_(g), vertices_(self_->vertices), edges_(self_->edges), first_(self_->first_edge),
-              source_(self_->edge_source), target_(self_->edge_target), vweight_(self_->vertex_weight),
-              eweight_(self_->edge_weight) {}
+              target_(self_->edge_target), vweight_(self_->vertex_weight) {
+            if (self_->edge_weight) eweight_.emplace(self_->edge_weight);
+        }
 
         vertex vertex_count() const noexcept { return vertex(vertices_.size()); }
         edge edge_count() const noexcept { return edge(edges_.size()); }
@@ -82,21 +89,42 @@ public:
         edge_range out_edges(vertex v) const {
             return {first_.get(v), v + 1 < vertex_count() ? first_.get(v + 1) : edge_count()};
         }
-        vertex source(edge e) const { return source_.get(e); }
+        /// The vertex e starts at: the last whose first out-edge is <= e.
+        vertex source(edge e) const {
+            if (e >= edge_count()) target_.get(e); // the map's out_of_range error
+            vertex lo = 0, hi = vertex_count(); // first_.get(lo) <= e < first_.get(hi), first_.get(n) = m
+            while (hi - lo > 1) {
+                const vertex mid = lo + (hi - lo) / 2;
+                (first_.get(mid) <= e ? lo : hi) = mid;
+            }
+            return lo;
+        }
         vertex target(edge e) const { return target_.get(e); }
-        double weight(edge e) const { return eweight_.get(e); }
+        double weight(edge e) const {
+            if (eweight_) return eweight_->get(e);
+            if (e >= edge_count()) target_.get(e);
+            return 1.0;
+        }
         /// The sum of v's out-edges' weights (its weighted degree).
         double vertex_weight(vertex v) const { return vweight_.get(v); }
         double total_weight() const noexcept { return self_->total_weight; }
         bool weighted() const noexcept { return self_->weighted; }
         bool unit_weights() const noexcept { return self_->unit_weights; }
 
+        /// The parts, for views that read them chunk by chunk (shared_csr.hpp).
+        const typename map<edge>::reader_proxy& first_edges() const noexcept { return first_; }
+        const typename map<vertex>::reader_proxy& targets() const noexcept { return target_; }
+        const typename map<double>::reader_proxy& vertex_weights() const noexcept { return vweight_; }
+        /// Null where every weight is 1.
+        const typename map<double>::reader_proxy* edge_weights() const noexcept { return eweight_ ? &*eweight_ : nullptr; }
+
     private:
         mesh::reader<shared_graph> self_;
         mesh::range_space::reader_proxy vertices_, edges_;
         typename map<edge>::reader_proxy first_;
-        typename map<vertex>::reader_proxy source_, target_;
-        typename map<double>::reader_proxy vweight_, eweight_;
+        typename map<vertex>::reader_proxy target_;
+        typename map<double>::reader_proxy vweight_;
+        std::optional<typename map<double>::reader_proxy> eweight_;
     };
 };
 
@@ -121,24 +149,19 @@ mesh::sharing_ptr<shared_graph<M>> make_shared_graph(const graph_data& data) {
         for (edge e = data.first[v]; e < data.first[v + 1]; ++e) vweight[v] += weight(e);
     for (edge e = 0; e < m; ++e) total += weight(e);
     G parts;
+    parts.unit_weights = std::all_of(data.weight.begin(), data.weight.end(), [&](double w) { return std::ldexp(w, shift) == 1.0; });
     parts.vertices = mesh::make_shared_object<mesh::range_space, C>(n);
     parts.edges = mesh::make_shared_object<mesh::range_space, C>(m);
     parts.first_edge = mesh::make_mapping<typename G::template map<edge>, C>(parts.vertices);
     parts.vertex_weight = mesh::make_mapping<typename G::template map<double>, C>(parts.vertices);
-    parts.edge_source = mesh::make_mapping<typename G::template map<vertex>, C>(parts.edges);
     parts.edge_target = mesh::make_mapping<typename G::template map<vertex>, C>(parts.edges);
-    parts.edge_weight = mesh::make_mapping<typename G::template map<double>, C>(parts.edges);
+    if (!parts.unit_weights) parts.edge_weight = mesh::make_mapping<typename G::template map<double>, C>(parts.edges);
     detail::fill(parts.first_edge, n, [&](std::size_t v) { return data.first[v]; });
     detail::fill(parts.vertex_weight, n, [&](std::size_t v) { return vweight[v]; });
-    std::vector<vertex> source(m);
-    for (vertex v = 0; v < n; ++v)
-        for (edge e = data.first[v]; e < data.first[v + 1]; ++e) source[e] = v;
-    detail::fill(parts.edge_source, m, [&](std::size_t e) { return source[e]; });
     detail::fill(parts.edge_target, m, [&](std::size_t e) { return data.target[e]; });
-    detail::fill(parts.edge_weight, m, [&](std::size_t e) { return weight(edge(e)); });
+    if (parts.edge_weight) detail::fill(parts.edge_weight, m, [&](std::size_t e) { return weight(edge(e)); });
     parts.total_weight = total;
     parts.weighted = data.weighted;
-    parts.unit_weights = std::all_of(data.weight.begin(), data.weight.end(), [&](double w) { return std::ldexp(w, shift) == 1.0; });
     parts.weight_shift = shift;
     return mesh::make_shared_object<G, C>(parts);
 }
@@ -149,7 +172,6 @@ void destroy_shared_graph(mesh::sharing_ptr<shared_graph<M>>& g) {
     mesh::destroy_shared_object(g);
     mesh::destroy_shared_object(parts.edge_weight);
     mesh::destroy_shared_object(parts.edge_target);
-    mesh::destroy_shared_object(parts.edge_source);
     mesh::destroy_shared_object(parts.vertex_weight);
     mesh::destroy_shared_object(parts.first_edge);
     mesh::destroy_shared_object(parts.edges);
