@@ -275,7 +275,7 @@ search_run greedy_on(const modularity::graph_data& g, taco::core_id cores, std::
         taco::run(cfg, [&] {
             // The steps' modelled cycles, without building the graph in shared memory.
             const modularity::greedy_result r = modularity::greedy_search<G, M, mesh::controllers::broadcast>(
-                g, {.max_steps = moves, .progress = {}, .ticks = &scc::cycles});
+                g, {.max_steps = moves, .progress = {}, .ticks = &scc::cycles, .data_consumed = {}});
             out = {r.steps, r.ticks, 0};
         });
         out.order_timeouts = report.order_timeouts;

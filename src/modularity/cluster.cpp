@@ -9,9 +9,9 @@ MODULARITY_CLUSTER_VARIANTS(extern, mesh::controllers::broadcast)
 MODULARITY_CLUSTER_VARIANTS(extern, mesh::controllers::overlapped_broadcast)
 MODULARITY_CLUSTER_VARIANTS(extern, mesh::controllers::timestamp)
 
-cluster_result cluster_on_cores(const graph_data& g, const cluster_options& o) {
+cluster_result cluster_on_cores(const graph_data& g, const cluster_options& o, const std::function<void()>& consumed) {
     return with_variant(o.controller, o.maps, [&]<map_memory G, map_memory M, class C>() {
-        return cluster_variant<G, M, C>(g, o);
+        return cluster_variant<G, M, C>(g, o, consumed);
     });
 }
 

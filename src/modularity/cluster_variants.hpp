@@ -9,12 +9,11 @@
 // The map variants of with_variant (variants.hpp): graph and clustering
 // memory dcm/dcm, ncm/ncm, wt/wt, and dcm/wt ("mix"). Used inside namespace
 // modularity::detail.
-#define MODULARITY_CLUSTER_VARIANTS(KEYWORD, C)                                                                   \
-    KEYWORD template cluster_result cluster_variant<map_memory::dcm, map_memory::dcm, C>(const graph_data&,        \
-                                                                                          const cluster_options&); \
-    KEYWORD template cluster_result cluster_variant<map_memory::ncm, map_memory::ncm, C>(const graph_data&,        \
-                                                                                          const cluster_options&); \
-    KEYWORD template cluster_result cluster_variant<map_memory::wt, map_memory::wt, C>(const graph_data&,          \
-                                                                                        const cluster_options&);   \
-    KEYWORD template cluster_result cluster_variant<map_memory::dcm, map_memory::wt, C>(const graph_data&,         \
-                                                                                         const cluster_options&);
+#define MODULARITY_CLUSTER_VARIANT(KEYWORD, G, M, C)                                                         \
+    KEYWORD template cluster_result cluster_variant<map_memory::G, map_memory::M, C>(                          \
+        const graph_data&, const cluster_options&, const std::function<void()>&);
+#define MODULARITY_CLUSTER_VARIANTS(KEYWORD, C)                                                               \
+    MODULARITY_CLUSTER_VARIANT(KEYWORD, dcm, dcm, C)                                                          \
+    MODULARITY_CLUSTER_VARIANT(KEYWORD, ncm, ncm, C)                                                          \
+    MODULARITY_CLUSTER_VARIANT(KEYWORD, wt, wt, C)                                                            \
+    MODULARITY_CLUSTER_VARIANT(KEYWORD, dcm, wt, C)

@@ -29,6 +29,11 @@ done
 grep -q "\"steps\": $karate_moves," "$tmp/out" || fail "greedy on karate: expected $karate_moves moves in $(cat "$tmp/out")"
 # The process's own peak memory (VmHWM): more than nothing, less than a GiB for karate.
 grep -Eq '"peak_rss_bytes": [1-9][0-9]{0,8}[,}]' "$tmp/out" || fail "--json: no peak_rss_bytes between 1 B and 1 GB in $(cat "$tmp/out")"
+# the ensemble: a member per core on a small graph, or as --ensemble says
+expect 0 '"ensemble": 3[,}]' -- "$bin" --json --quiet --cores 3 "$data/karate.graph.gz"
+expect 0 '"ensemble": 5[,}]' -- "$bin" --json --quiet --cores 2 --ensemble 5 "$data/karate.graph.gz"
+expect 2 'needs a member count from 1 to 1024' -- "$bin" --ensemble 0 "$data/karate.graph.gz"
+expect 2 'applies to the multilevel algorithm only' -- "$bin" --algorithm greedy --ensemble 3 "$data/karate.graph.gz"
 
 # --output: one id per line, in vertex order, ids 0..k-1
 expect 0 "\"clusters\": $karate_clusters," -- "$bin" --json --quiet --algorithm greedy --output "$tmp/ids" "$data/karate.graph.gz"

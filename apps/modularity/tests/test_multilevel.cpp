@@ -234,3 +234,25 @@ TEST_CASE("an unweighted edge list whose lines repeat keeps its weights in every
     CHECK(r.modularity == Approx(modularity_of(g, r.assignment)).margin(1e-12));
     CHECK(r.modularity > 0.3);
 }
+
+TEST_CASE("the ensemble has a member per core on small graphs and two on big ones") {
+    // A member's private memory (coarse levels, scratch) is some 30 bytes an
+    // edge: on big graphs members per core made memory grow with the cores.
+    const ensemble_params automatic{};
+    CHECK(ensemble_members(automatic, 1, 1000) == 2);
+    CHECK(ensemble_members(automatic, 4, 1000) == 4);
+    CHECK(ensemble_members(automatic, 48, ensemble_cap_size - 1) == 48);
+    CHECK(ensemble_members(automatic, 4, ensemble_cap_size) == 2);
+    CHECK(ensemble_members(automatic, 1024, 10'000'000) == 2);
+    ensemble_params three;
+    three.members = 3;
+    CHECK(ensemble_members(three, 48, 10'000'000) == 3);
+    // and the search runs as many as it says
+    const graph_data karate = read_graph(data + "/karate.graph.gz");
+    CHECK(multilevel(karate, 1, 3).members == 3);
+    cluster_options o;
+    o.members = 5;
+    const cluster_result five = cluster_graph(karate, o);
+    CHECK(five.members == 5);
+    CHECK(five.modularity == Approx(modularity_of(karate, five.assignment)).margin(1e-12));
+}

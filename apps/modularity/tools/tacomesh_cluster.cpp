@@ -66,6 +66,9 @@ options:
                                  below 0.001 / X ends a member's iterations and the rounds,
                                  and graphs with n + m < 10000 get up to X * 30000 / (n + m)
                                  more rounds without one (1 to 64 in all)
+  --ensemble K                   multilevel: members of the ensemble (default: one per
+                                 core, at least 2, on graphs with n + m < 100000; 2 on
+                                 bigger ones, so that memory does not grow with the cores)
   --format metis|el|pajek        the file's format, if its name does not say
   --shared-memory BYTES          MESH shared memory to reserve, each of cached and
                                  non-cached (a number, or with K, M, G or T: 64G);
@@ -157,6 +160,11 @@ cli parse(int argc, char** argv) {
                 c.run.effort = std::strtod(v.c_str(), &end);
                 if (end == v.c_str() || *end || !(c.run.effort >= 0) || c.run.effort > 1e6)
                     usage_error("--effort needs a number from 0 to 1e6, not '" + v + "'");
+            }
+            else if (a == "--ensemble") {
+                const std::uint64_t k = number(a, value());
+                if (k < 1 || k > 1024) usage_error("--ensemble needs a member count from 1 to 1024");
+                c.run.members = std::uint32_t(k);
             }
             else if (a == "--format") c.format = modularity::parse_format(value());
             else if (a == "--shared-memory") c.run.shared_memory = byte_count(a, value());
@@ -266,7 +274,8 @@ const char* platform_name(const cli& c) { return c.where.platform_name(); }
 /// On the platform the options name. On MPI every rank gets here with the
 /// graph it read; rank 0 runs the search (on its core 0) and returns, the
 /// others serve its cores and end with its program.
-modularity::cluster_result run([[maybe_unused]] const cli& c, const modularity::graph_data& g,
+/// g's edges are freed once the graph is in MESH (its names are kept).
+modularity::cluster_result run([[maybe_unused]] const cli& c, modularity::graph_data&& g,
                                const modularity::cluster_options& o) {
 #if TACOMESH_WITH_MPI
     if (c.where.mpi) {
@@ -279,7 +288,7 @@ modularity::cluster_result run([[maybe_unused]] const cli& c, const modularity::
         return r;
     }
 #endif
-    return modularity::cluster_graph(g, o);
+    return modularity::cluster_graph(std::move(g), o);
 }
 
 } // namespace
@@ -291,9 +300,15 @@ int main(int argc, char** argv) {
         const auto t0 = std::chrono::steady_clock::now();
         modularity::read_options ro;
         ro.progress = [&](std::uint64_t bytes) { progress("reading " + c.graph + ": " + std::to_string(bytes >> 20) + " MiB"); };
-        const modularity::graph_data g = modularity::read_graph(c.graph, c.format, ro);
+        modularity::graph_data g = modularity::read_graph(c.graph, c.format, ro);
         const double load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         progress.clear();
+        // The run frees g's edges once they are in MESH (a third of its peak
+        // memory on big graphs): what is reported of the graph, now.
+        const modularity::vertex vertices = g.vertex_count();
+        const std::size_t edges = g.undirected_edge_count();
+        const modularity::edge directed_edges = g.edge_count();
+        const std::uint64_t shared_memory_needed = modularity::shared_memory_for(g);
 
         modularity::cluster_options o = c.run;
         // Only when the line is shown: the greedy search reads the
@@ -305,7 +320,7 @@ int main(int argc, char** argv) {
         };
         modularity::cluster_result r;
         try {
-            r = run(c, g, o);
+            r = run(c, std::move(g), o);
         } catch (const std::exception& e) {
             // MESH names the platform's config.cached_bytes, which the CLI
             // sets from the graph or --shared-memory: say that instead (the
@@ -317,12 +332,12 @@ int main(int argc, char** argv) {
                          "tacomesh-cluster: out of MESH shared memory for %s (%u vertices, %u directed edges): the "
                          "run reserved %llu bytes of cached and of non-cached memory%s; give more with "
                          "--shared-memory BYTES (e.g. --shared-memory %lluG)\n  (%s)\n",
-                         c.graph.c_str(), g.vertex_count(), g.edge_count(),
+                         c.graph.c_str(), vertices, directed_edges,
                          static_cast<unsigned long long>(o.shared_memory ? o.shared_memory
-                                                                         : modularity::shared_memory_for(g)),
+                                                                         : shared_memory_needed),
                          o.shared_memory ? " (--shared-memory)" : ", sized from the graph",
                          static_cast<unsigned long long>(
-                             4 * std::max(o.shared_memory, modularity::shared_memory_for(g)) >> 30),
+                             4 * std::max(o.shared_memory, shared_memory_needed) >> 30),
                          what.c_str());
             return 1;
         }
@@ -339,19 +354,19 @@ int main(int argc, char** argv) {
                         "\"cores\": %u, \"platform\": \"%s\", \"controller\": \"%s\", \"maps\": \"%s\", "
                         "\"seed\": %llu, \"modularity\": %.10f, \"clusters\": %u, \"steps\": %llu, "
                         "\"converged\": %s, \"seconds\": %.6f, \"load_seconds\": %.6f, \"oversubscribed\": %s, "
-                        "\"peak_rss_bytes\": %llu",
-                        json_string(c.graph).c_str(), g.vertex_count(), g.undirected_edge_count(),
+                        "\"peak_rss_bytes\": %llu, \"ensemble\": %u",
+                        json_string(c.graph).c_str(), vertices, edges,
                         g.weighted ? "true" : "false", modularity::name(o.algo), o.cores, platform_name(c),
                         modularity::name(o.controller), modularity::name(o.maps),
                         static_cast<unsigned long long>(o.seed), r.modularity, r.clusters,
                         static_cast<unsigned long long>(r.steps), r.converged ? "true" : "false", r.seconds,
                         load_seconds, r.oversubscribed ? "true" : "false",
-                        static_cast<unsigned long long>(peak_resident_bytes()));
+                        static_cast<unsigned long long>(peak_resident_bytes()), r.members);
             if (c.members) print_json_members(g, r.assignment);
             std::fputs("}\n", stdout);
         } else {
-            std::printf("graph: %s: %u vertices, %zu edges%s (read in %.3f s)\n", c.graph.c_str(), g.vertex_count(),
-                        g.undirected_edge_count(), g.weighted ? ", weighted" : "", load_seconds);
+            std::printf("graph: %s: %u vertices, %zu edges%s (read in %.3f s)\n", c.graph.c_str(), vertices,
+                        edges, g.weighted ? ", weighted" : "", load_seconds);
             const bool greedy = o.algo == modularity::algorithm::greedy;
             std::printf("%s on %u cores (%s%s, controller %s, maps %s): %llu %s%s\n", modularity::name(o.algo),
                         o.cores, platform_name(c), r.oversubscribed ? ", oversubscribed" : "",

@@ -48,6 +48,7 @@ struct cluster_options {
     std::optional<std::uint64_t> max_steps{};
     std::uint64_t seed = 1;
     double effort = 1; ///< multilevel: more rounds on small graphs (see ensemble_search.hpp)
+    std::uint32_t members = 0; ///< multilevel: ensemble members; 0: by size and cores (ensemble_members)
     /// Called on core 0 as the search goes: (steps, Q, clusters).
     std::function<void(std::uint64_t, double, vertex)> progress;
     /// Greedy: a clock of the platform's read around the steps (greedy_params::ticks).
@@ -95,6 +96,7 @@ struct cluster_result {
     std::uint64_t ticks = 0; ///< greedy: the steps on cluster_options::ticks
     std::vector<cluster> assignment;
     bool oversubscribed = false; ///< more cores than CPUs
+    std::uint32_t members = 0;   ///< multilevel: the ensemble's members
 };
 
 /// Check options against each other; throws std::invalid_argument saying what to change.
@@ -104,6 +106,9 @@ inline void check(const cluster_options& o) {
     if (o.shared_memory > max_shared_memory)
         throw std::invalid_argument("--shared-memory " + std::to_string(o.shared_memory) + ": at most " +
                                     std::to_string(max_shared_memory) + " bytes (8 TiB)");
+    if (o.members > 1024) throw std::invalid_argument("--ensemble " + std::to_string(o.members) + ": at most 1024");
+    if (o.members && o.algo != algorithm::multilevel)
+        throw std::invalid_argument("--ensemble applies to the multilevel algorithm only");
     if (o.max_steps && o.algo != algorithm::greedy)
         throw std::invalid_argument("--max-steps applies to the greedy algorithm only (--algorithm greedy); the "
                                     "multilevel search ends by --effort");
@@ -118,15 +123,17 @@ namespace detail {
 
 /// One variant's search on core 0 of running cores.
 template <map_memory G, map_memory M, class C>
-cluster_result cluster_variant(const graph_data& g, const cluster_options& o) {
+cluster_result cluster_variant(const graph_data& g, const cluster_options& o, const std::function<void()>& consumed) {
     if (o.algo == algorithm::greedy) {
-        greedy_params p{.max_steps = o.max_steps, .progress = o.progress, .ticks = o.ticks};
+        greedy_params p{.max_steps = o.max_steps, .progress = o.progress, .ticks = o.ticks, .data_consumed = consumed};
         greedy_result r = greedy_search<G, M, C>(g, p);
         return {r.modularity, r.clusters, r.steps, r.converged, r.seconds, r.ticks, std::move(r.assignment)};
     }
-    ensemble_params p{.seed = o.seed, .effort = o.effort, .progress = o.progress};
+    ensemble_params p{.seed = o.seed, .members = o.members, .effort = o.effort, .progress = o.progress, .data_consumed = consumed};
     ensemble_result r = ensemble_search<G, M, C>(g, p);
-    return {r.modularity, r.clusters, r.rounds, true, r.seconds, 0, std::move(r.assignment)};
+    cluster_result out{r.modularity, r.clusters, r.rounds, true, r.seconds, 0, std::move(r.assignment)};
+    out.members = r.members;
+    return out;
 }
 
 /// The variant o.controller and o.maps name, on core 0 of running cores.
@@ -134,7 +141,27 @@ cluster_result cluster_variant(const graph_data& g, const cluster_options& o) {
 /// both searches for every map variant and controller, and none of that
 /// depends on the platform (the cores reach it through TACO's runtime), so
 /// each program that clusters compiles only its platforms' taco::run.
-cluster_result cluster_on_cores(const graph_data& g, const cluster_options& o);
+/// `consumed` (if any) is called once the shared graph holds g.
+cluster_result cluster_on_cores(const graph_data& g, const cluster_options& o, const std::function<void()>& consumed);
+
+template <class Config>
+cluster_result cluster_graph_on(const Config& cfg, const graph_data& g, const cluster_options& o,
+                                const std::function<void()>& consumed) {
+    // The readers refuse such graphs naming the file; a graph_data built by
+    // hand is refused here, before any core starts.
+    check_weight_spread(g.weight);
+    cluster_result out;
+    taco::run(cfg, [&] { out = detail::cluster_on_cores(g, o, consumed); });
+    compact(out.assignment); // ids 0..k-1 in the order of each cluster's first vertex
+    return out;
+}
+
+/// g without its edges (names kept): what a search leaves of a graph it was given to keep.
+inline void release_edges(graph_data& g) {
+    g.first = {0};
+    g.target = {};
+    g.weight = {};
+}
 
 } // namespace detail
 
@@ -143,16 +170,20 @@ cluster_result cluster_on_cores(const graph_data& g, const cluster_options& o);
 /// on any platform, e.g. the emulated SCC (apps/scc_figures runs the greedy search there).
 template <class Config>
 cluster_result cluster_graph_on(const Config& cfg, const graph_data& g, const cluster_options& o) {
-    // The readers refuse such graphs naming the file; a graph_data built by
-    // hand is refused here, before any core starts.
-    check_weight_spread(g.weight);
-    cluster_result out;
-    taco::run(cfg, [&] { out = detail::cluster_on_cores(g, o); });
-    compact(out.assignment); // ids 0..k-1 in the order of each cluster's first vertex
-    return out;
+    return detail::cluster_graph_on(cfg, g, o, {});
 }
 
-inline cluster_result cluster_graph(const graph_data& g, const cluster_options& o) {
+/// As above, and g's edges are freed as soon as the graph is in MESH, so
+/// that the run does not hold the graph twice (as read, and shared): g is
+/// left with its names only (vertex_count() 0).
+template <class Config>
+cluster_result cluster_graph_on(const Config& cfg, graph_data&& g, const cluster_options& o) {
+    return detail::cluster_graph_on(cfg, g, o, [&g] { detail::release_edges(g); });
+}
+
+namespace detail {
+template <class Graph>
+cluster_result cluster_graph(Graph&& g, const cluster_options& o) {
     check(o);
     tacomesh::posix::run_report report;
     tacomesh::posix::config cfg{.cores = o.cores, .report = &report, .mode = o.platform};
@@ -160,9 +191,19 @@ inline cluster_result cluster_graph(const graph_data& g, const cluster_options& 
     // or other work on the machine) waiting cores park instead of taking
     // the CPU from the ones computing (tacomesh/posix/host_load.hpp).
     size_shared_memory(cfg, g, o, o.cores);
-    cluster_result out = cluster_graph_on(cfg, g, o);
+    cluster_result out = cluster_graph_on(cfg, std::forward<Graph>(g), o);
     out.oversubscribed = report.oversubscribed;
     return out;
+}
+} // namespace detail
+
+inline cluster_result cluster_graph(const graph_data& g, const cluster_options& o) { return detail::cluster_graph(g, o); }
+
+/// As above, freeing g's edges once the graph is in MESH (g keeps its
+/// names only): a caller that is done with the graph as read saves a
+/// third of a run's peak memory on big graphs.
+inline cluster_result cluster_graph(graph_data&& g, const cluster_options& o) {
+    return detail::cluster_graph(std::move(g), o);
 }
 
 } // namespace modularity

@@ -25,7 +25,7 @@
 // members write are made visible by the consistency controller, so the
 // search runs the same on threads and on private-memory processes.
 //
-// The result depends on the seed and on the member count (max(2, cores)),
+// The result depends on the seed and on the member count (ensemble_members),
 // not on the platform, controller or map variant.
 #include <algorithm>
 #include <chrono>
@@ -52,6 +52,8 @@ namespace modularity {
 
 struct ensemble_params {
     std::uint64_t seed = 1;
+    /// Members of the ensemble; 0: by the graph's size and the cores (ensemble_members).
+    std::uint32_t members = 0;
     /// Rounds without improvement before the search stops; 0: by the
     /// graph's size and `effort` (small graphs get more, see round_patience).
     unsigned patience = 0;
@@ -64,6 +66,10 @@ struct ensemble_params {
     /// 0: 1e-3 / effort.
     double tolerance = 0;
     std::function<void(std::uint64_t, double, vertex)> progress;
+    /// Called on core 0 once the graph is in MESH: the search reads nothing
+    /// of the graph_data after, so the caller may free its edges
+    /// (cluster_graph(graph_data&&, ...) does).
+    std::function<void()> data_consumed;
 };
 
 namespace detail {
@@ -199,6 +205,7 @@ struct ensemble_result {
     double modularity = 0;
     vertex clusters = 0;
     std::uint64_t rounds = 0;
+    std::uint32_t members = 0;
     double seconds = 0;
     std::vector<cluster> assignment;
 };
@@ -229,6 +236,23 @@ inline unsigned round_patience(const ensemble_params& p, std::size_t size) {
     return 1 + unsigned(std::min(63.0, std::max(0.0, extra)));
 }
 
+/// Graphs of at least this many vertices + edges get two members whatever
+/// the cores (ensemble_members).
+inline constexpr std::size_t ensemble_cap_size = 100000;
+
+/// Members of the ensemble, unless ensemble_params::members says: one per
+/// core (at least two) on graphs under ensemble_cap_size vertices + edges,
+/// where more members find the best-known clustering more often and cost
+/// little; two on bigger ones. Each member's coarse levels and scratch take
+/// some 30 bytes an edge of private memory, so a member per core made the
+/// run's memory grow with the cores (4 cores took 1.6x the 2-core peak on
+/// an LFR graph of 0.95 M edges), and on big graphs more members buy
+/// crumbs of Q for their time. The cores beyond the members wait.
+inline std::uint32_t ensemble_members(const ensemble_params& p, taco::core_id cores, std::size_t size) {
+    if (p.members) return p.members;
+    return size < ensemble_cap_size ? std::max<std::uint32_t>(2, cores) : 2;
+}
+
 /// The gain that counts as an improvement (ensemble_params::tolerance).
 inline double gain_tolerance(const ensemble_params& p) {
     if (p.tolerance > 0) return p.tolerance;
@@ -242,10 +266,12 @@ ensemble_result ensemble_search(const graph_data& data, const ensemble_params& p
     using map = typename member::map;
     auto graph = make_shared_graph<G, C>(data);
     const vertex n = data.vertex_count();
+    const std::size_t size = std::size_t(n) + data.undirected_edge_count();
+    if (params.data_consumed) params.data_consumed();
     auto groups = mesh::make_shared_object<map, C>(n);
     auto best = mesh::make_shared_object<map, C>(n);
     const taco::core_id cores = taco::core_count();
-    const std::uint32_t members = std::max<std::uint32_t>(2, cores);
+    const std::uint32_t members = ensemble_members(params, cores, size);
     const double tolerance = gain_tolerance(params);
 
     const auto t0 = std::chrono::steady_clock::now();
@@ -267,10 +293,11 @@ ensemble_result ensemble_search(const graph_data& data, const ensemble_params& p
     detail::unwind_guard guard(teardown);
 
     ensemble_result r;
+    r.members = members;
     double best_q = -1;
     std::vector<cluster> best_of;
     std::vector<double> q(members);
-    const unsigned patience = round_patience(params, std::size_t(n) + data.undirected_edge_count());
+    const unsigned patience = round_patience(params, size);
     for (unsigned stall = 0; stall < patience; ++r.rounds) {
         taco::gather(group, taco::m2f(&member::build, std::uint32_t(r.rounds), stall > 0), std::span<double>(q)).get();
         std::vector<std::vector<cluster>> all;

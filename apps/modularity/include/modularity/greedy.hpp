@@ -149,6 +149,8 @@ struct greedy_params {
     /// A clock of the platform's, read where `seconds` starts and ends (the
     /// emulated SCC's modelled cycles: tacomesh::scc::emulated::cycles).
     std::uint64_t (*ticks)() = nullptr;
+    /// Called on core 0 once the graph is in MESH (ensemble_params::data_consumed).
+    std::function<void()> data_consumed;
 };
 
 struct greedy_result {
@@ -218,8 +220,9 @@ template <map_memory G, map_memory M, class C>
 greedy_result greedy_search(const graph_data& data, const greedy_params& params) {
     using worker = greedy_worker<G, M>;
     auto graph = make_shared_graph<G, C>(data);
-    auto clustering = make_shared_clustering<M, C>(graph);
     const vertex n = data.vertex_count();
+    if (params.data_consumed) params.data_consumed();
+    auto clustering = make_shared_clustering<M, C>(graph);
     const taco::core_id cores = taco::core_count();
 
     std::vector<taco::global_ptr<worker>> workers;
