@@ -9,6 +9,9 @@
 //   modularity::cluster_options o{.cores = 2, .platform = execution_mode::processes};
 //   modularity::cluster_result r = modularity::cluster_graph(modularity::read_graph("g.graph.gz"), o);
 #include <cstdint>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -158,9 +161,19 @@ cluster_result cluster_graph_on(const Config& cfg, const graph_data& g, const cl
 
 /// g without its edges (names kept): what a search leaves of a graph it was given to keep.
 inline void release_edges(graph_data& g) {
-    g.first = {0};
-    g.target = {};
-    g.weight = {};
+    // Moved from, not assigned {}: that is an empty initializer list, which
+    // keeps the capacity.
+    g.first = std::vector<edge>{0};
+    g.target = std::vector<vertex>();
+    g.weight = std::vector<double>();
+#if defined(__GLIBC__)
+    // glibc keeps freed memory inside its heap resident (its trim threshold
+    // has grown to twice the largest block freed by now, 32 MB on big
+    // graphs, and the edges need not be at the heap's top); the members'
+    // levels are allocated on other threads, in other arenas, so without
+    // this the edges' pages stayed in the run's peak.
+    ::malloc_trim(0);
+#endif
 }
 
 } // namespace detail

@@ -1,6 +1,7 @@
 #pragma once
 // The multilevel search in parallel on TACO and MESH: an ensemble of
-// clusterings, one member per core (at least two), combined through their
+// clusterings, one member per core (at least two; two on big graphs: see
+// ensemble_members), combined through their
 // core groups (Ovelgoenne and Geyer-Schulz's CGGC, iterated), each member
 // improved by multilevel iterations (multilevel.hpp).
 //
