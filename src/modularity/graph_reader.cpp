@@ -298,10 +298,12 @@ graph_data parse_metis(Lines& in) {
         double w;
     };
     std::vector<half> halves;
-    // Each edge is listed twice; reserved at the header's count (if it is
-    // plausible for the file) rather than grown by doubling, which held up
-    // to 3x the list while it copied.
-    halves.reserve(std::min<std::uint64_t>(2 * m, std::uint64_t(1) << 27));
+    // Each edge is listed twice; reserved at the header's count rather than
+    // grown by doubling, which held up to 3x the list while it copied. A
+    // header may lie (the fuzzer's 20-byte file declared 10^16 edges and
+    // asked for 2 GiB), so at most 2^24 entries (256 MiB of address space,
+    // touched only as the list fills): bigger lists grow from there.
+    halves.reserve(std::min<std::uint64_t>(2 * m, std::uint64_t(1) << 24));
     std::vector<std::size_t> line_of; // vertex -> its line, for messages
     for (std::uint64_t v = 0; v < n; ++v) {
         if (!next_content())

@@ -22,7 +22,8 @@ resident memory is what it reports, its process's VmHWM (the whole run,
 reading the file included; wait4's ru_maxrss would add this script's own
 60 MB, which the child holds until its exec); the peers run inside this
 script, so theirs is not measured. Writes JSON records {graph, n, m, tool, seed, modularity, seconds,
-nmi?, peak_rss_bytes?} and prints a markdown table of medians, with
+nmi?, peak_rss_bytes?} (with --memory-cores K, one more per graph, tool
+"tacomesh-memory": a run on K cores for its peak) and prints a markdown table of medians, with
 tacomesh's ratios to igraph Leiden (time) and its Q minus Leiden's, then,
 where there is something to say, one of NMI and memory per edge.
 
@@ -97,6 +98,9 @@ def main():
     ap.add_argument("--graphs", help="comma-separated subset of graph names")
     ap.add_argument("--tools", help="comma-separated subset of peer tools (tacomesh always runs)")
     ap.add_argument("--extra", default="", help="more tacomesh-cluster options, space-separated")
+    ap.add_argument("--memory-cores", type=int, metavar="K",
+                    help="also run tacomesh once per graph on K cores (seed 1), for its peak memory against the "
+                         "--cores runs' (memory flat in cores: the ratio)")
     ap.add_argument("--json", metavar="OUT")
     args = ap.parse_args()
 
@@ -110,6 +114,7 @@ def main():
     graphs = peers.load_graphs(args.data, wanted)
     print("versions:", ", ".join(f"{k} {v}" for k, v in peers.versions().items()), file=sys.stderr)
     oversubscribed = args.cores > (os.cpu_count() or 1)
+    k = args.memory_cores
 
     import igraph
 
@@ -133,6 +138,14 @@ def main():
                 for extra in more:
                     record.update(extra)
                 records.append(record)
+        if args.memory_cores:
+            membership, secs, more = prep_tacomesh(args.cluster, graph_file(args.data, name), args.memory_cores,
+                                                   args.extra.split())(1)
+            records.append({"graph": name, "n": n, "m": len(edges), "tool": "tacomesh-memory", "seed": 1,
+                            "modularity": ig.modularity(membership, weights=qweights), "seconds": secs,
+                            "cores": args.memory_cores, **more})
+            if truth is not None:
+                records[-1]["nmi"] = igraph.compare_communities(truth, membership, method="nmi")
         print(f"{name} done", file=sys.stderr)
 
     # The table: median Q / median ms per tool and graph.
@@ -159,11 +172,15 @@ def main():
         r2 = f"{t['tacomesh'] / t['igraph-leiden-stable']:.2f}" if "igraph-leiden-stable" in t else "-"
         print(f"| {name} | {n} | {len(edges)} | " + " | ".join(cells) + f" | {dq} | {r1} | {r2} |")
     print(f"\ntacomesh on {args.cores} cores{' (oversubscribed)' if oversubscribed else ''}; medians over seeds 1..{args.seeds}")
+    if k:
+        print(f"peak memory also on {k} cores{' (oversubscribed)' if k > (os.cpu_count() or 1) else ''}, seed 1")
 
     # NMI against the known communities, and tacomesh's peak memory per edge.
     nmi_graphs = {r["graph"] for r in records if "nmi" in r}
-    print("\n| graph | m | " + " | ".join(f"NMI {t}" for t in tool_names) + " | tacomesh peak RSS | bytes / edge |")
-    print("|---" * (len(tool_names) + 4) + "|")
+    more_cols = f" | peak on {k} cores | / on {args.cores}" if k else ""
+    print("\n| graph | m | " + " | ".join(f"NMI {t}" for t in tool_names) + " | tacomesh peak RSS | bytes / edge" +
+          more_cols + " |")
+    print("|---" * (len(tool_names) + 4 + (2 if k else 0)) + "|")
     for name, n, edges, _, _ in graphs:
         cells = []
         for tool in tool_names:
@@ -172,11 +189,14 @@ def main():
         rss = [x["peak_rss_bytes"] for x in med.get((name, "tacomesh"), []) if "peak_rss_bytes" in x]
         peak = max(rss) if rss else None
         mem = f"{peak / 2**20:.1f} MiB | {peak / len(edges):.0f}" if peak else "- | -"
+        if k:
+            wide = [x["peak_rss_bytes"] for x in med.get((name, "tacomesh-memory"), [])]
+            mem += f" | {wide[0] / 2**20:.1f} MiB | {wide[0] / peak:.2f}x" if wide and peak else " | - | -"
         print(f"| {name}{'' if name in nmi_graphs else ' (no known communities)'} | {len(edges)} | " + " | ".join(cells) + f" | {mem} |")
 
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"cores": args.cores, "oversubscribed": oversubscribed, "versions": peers.versions(),
+            json.dump({"cores": args.cores, "memory_cores": k, "oversubscribed": oversubscribed, "versions": peers.versions(),
                        "records": records}, f, indent=1)
 
 

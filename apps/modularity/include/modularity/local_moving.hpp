@@ -292,25 +292,25 @@ level_graph aggregate(const Graph& g, const std::vector<cluster>& group, cluster
         for (vertex v = 0; v < n; ++v) members[fill[group[v]]++] = v;
     }
     ws.sums.resize(k);
-    auto sum_edges = [&](cluster a) {
-        ws.sums.start();
-        for (vertex i = start[a]; i < start[a + 1]; ++i)
-            for_each_neighbour(g, members[i], [&](vertex u, double w) { ws.sums.add(group[u], w); });
-    };
-    // Two passes, the first counting each coarse vertex's edges, so that
-    // the arrays are allocated once at their size: grown by push_back they
-    // ended up to 2x too large, and held 3x their size while the last
-    // doubling copied (with level 1 at half of level 0 on LFR graphs, that
-    // was most of a member's peak memory).
+    // Two passes, the first counting each coarse vertex's edges (marks, no
+    // sums), so that the arrays are allocated once at their size: grown by
+    // push_back they ended up to 2x too large, and held 3x their size while
+    // the last doubling copied (with level 1 at half of level 0 on LFR
+    // graphs, that was most of a member's peak memory).
     c.first.assign(std::size_t(k) + 1, 0);
     for (cluster a = 0; a < k; ++a) {
-        sum_edges(a);
-        c.first[a + 1] = c.first[a] + edge(ws.sums.touched().size());
+        ws.sums.start();
+        edge count = 0;
+        for (vertex i = start[a]; i < start[a + 1]; ++i)
+            for_each_neighbour(g, members[i], [&](vertex u, double) { count += ws.sums.mark(group[u]); });
+        c.first[a + 1] = c.first[a] + count;
     }
     c.targets.resize(c.first[k]);
     c.weights.resize(c.first[k]);
     for (cluster a = 0; a < k; ++a) {
-        sum_edges(a);
+        ws.sums.start();
+        for (vertex i = start[a]; i < start[a + 1]; ++i)
+            for_each_neighbour(g, members[i], [&](vertex u, double w) { ws.sums.add(group[u], w); });
         edge e = c.first[a];
         for (cluster b : ws.sums.touched()) {
             c.targets[e] = b;

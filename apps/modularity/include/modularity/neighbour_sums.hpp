@@ -37,6 +37,14 @@ public:
         }
         sum_[c] += w;
     }
+    /// Mark c as next to the current vertex, without a sum (and without a
+    /// place in touched()): true the first time. For counting neighbours;
+    /// do not mix with add under one start().
+    bool mark(cluster c) noexcept {
+        if (stamp_of_[c] == stamp_) return false;
+        stamp_of_[c] = stamp_;
+        return true;
+    }
     double operator[](cluster c) const noexcept { return stamp_of_[c] == stamp_ ? sum_[c] : 0.0; }
     const std::vector<cluster>& touched() const noexcept { return touched_; }
 
