@@ -274,7 +274,8 @@ const char* platform_name(const cli& c) { return c.where.platform_name(); }
 /// On the platform the options name. On MPI every rank gets here with the
 /// graph it read; rank 0 runs the search (on its core 0) and returns, the
 /// others serve its cores and end with its program.
-/// g's edges are freed once the graph is in MESH (its names are kept).
+/// g's edges are freed once the graph is in MESH (its names are kept: the
+/// members' listing reads them).
 modularity::cluster_result run([[maybe_unused]] const cli& c, modularity::graph_data&& g,
                                const modularity::cluster_options& o) {
 #if TACOMESH_WITH_MPI
@@ -309,6 +310,7 @@ int main(int argc, char** argv) {
         const std::size_t edges = g.undirected_edge_count();
         const modularity::edge directed_edges = g.edge_count();
         const std::uint64_t shared_memory_needed = modularity::shared_memory_for(g);
+        const bool weighted = g.weighted;
 
         modularity::cluster_options o = c.run;
         // Only when the line is shown: the greedy search reads the
@@ -356,7 +358,7 @@ int main(int argc, char** argv) {
                         "\"converged\": %s, \"seconds\": %.6f, \"load_seconds\": %.6f, \"oversubscribed\": %s, "
                         "\"peak_rss_bytes\": %llu, \"ensemble\": %u",
                         json_string(c.graph).c_str(), vertices, edges,
-                        g.weighted ? "true" : "false", modularity::name(o.algo), o.cores, platform_name(c),
+                        weighted ? "true" : "false", modularity::name(o.algo), o.cores, platform_name(c),
                         modularity::name(o.controller), modularity::name(o.maps),
                         static_cast<unsigned long long>(o.seed), r.modularity, r.clusters,
                         static_cast<unsigned long long>(r.steps), r.converged ? "true" : "false", r.seconds,
@@ -366,7 +368,7 @@ int main(int argc, char** argv) {
             std::fputs("}\n", stdout);
         } else {
             std::printf("graph: %s: %u vertices, %zu edges%s (read in %.3f s)\n", c.graph.c_str(), vertices,
-                        edges, g.weighted ? ", weighted" : "", load_seconds);
+                        edges, weighted ? ", weighted" : "", load_seconds);
             const bool greedy = o.algo == modularity::algorithm::greedy;
             std::printf("%s on %u cores (%s%s, controller %s, maps %s): %llu %s%s\n", modularity::name(o.algo),
                         o.cores, platform_name(c), r.oversubscribed ? ", oversubscribed" : "",

@@ -159,7 +159,7 @@ cluster_result cluster_graph_on(const Config& cfg, const graph_data& g, const cl
     return out;
 }
 
-/// g without its edges (names kept): what a search leaves of a graph it was given to keep.
+/// g without its edges (names and `weighted` kept): what a search leaves of a graph it was given to keep.
 inline void release_edges(graph_data& g) {
     // Moved from, not assigned {}: that is an empty initializer list, which
     // keeps the capacity.
@@ -188,7 +188,7 @@ cluster_result cluster_graph_on(const Config& cfg, const graph_data& g, const cl
 
 /// As above, and g's edges are freed as soon as the graph is in MESH, so
 /// that the run does not hold the graph twice (as read, and shared): g is
-/// left with its names only (vertex_count() 0).
+/// left with its names and `weighted` flag only (vertex_count() 0).
 template <class Config>
 cluster_result cluster_graph_on(const Config& cfg, graph_data&& g, const cluster_options& o) {
     return detail::cluster_graph_on(cfg, g, o, [&g] { detail::release_edges(g); });
@@ -213,7 +213,7 @@ cluster_result cluster_graph(Graph&& g, const cluster_options& o) {
 inline cluster_result cluster_graph(const graph_data& g, const cluster_options& o) { return detail::cluster_graph(g, o); }
 
 /// As above, freeing g's edges once the graph is in MESH (g keeps its
-/// names only): a caller that is done with the graph as read saves a
+/// names and `weighted` flag only): a caller that is done with the graph as read saves a
 /// third of a run's peak memory on big graphs.
 inline cluster_result cluster_graph(graph_data&& g, const cluster_options& o) {
     return detail::cluster_graph(std::move(g), o);

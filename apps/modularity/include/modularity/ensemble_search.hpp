@@ -1,9 +1,9 @@
 #pragma once
 // The multilevel search in parallel on TACO and MESH: an ensemble of
 // clusterings, one member per core (at least two; two on big graphs: see
-// ensemble_members), combined through their
-// core groups (Ovelgoenne and Geyer-Schulz's CGGC, iterated), each member
-// improved by multilevel iterations (multilevel.hpp).
+// ensemble_members), combined through their core groups (Ovelgoenne and
+// Geyer-Schulz's CGGC, iterated), each member improved by multilevel
+// iterations (multilevel.hpp).
 //
 // A round:
 //   1. every member (a worker object on its core) builds a clustering and
@@ -22,9 +22,9 @@
 // tolerance (round_patience, gain_tolerance below). The graph is a MESH
 // shared graph, which each member reads in place through its chunks
 // (shared_csr.hpp), with no copy of its own; its coarser levels are private.
-// The maps the master and the
-// members write are made visible by the consistency controller, so the
-// search runs the same on threads and on private-memory processes.
+// The maps the master and the members write are made visible by the
+// consistency controller, so the search runs the same on threads and on
+// private-memory processes.
 //
 // The result depends on the seed and on the member count (ensemble_members),
 // not on the platform, controller or map variant.
