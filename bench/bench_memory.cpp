@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include <tacomesh/posix.hpp>
+#include <tacomesh/posix/resident_memory.hpp>
 
 #include <paired.hpp>
 
@@ -43,14 +44,7 @@ namespace {
 using bench::smoke;
 namespace posix = tacomesh::posix;
 
-/// A /proc/self/status field in KiB (VmRSS, VmHWM).
-long status_kib(const std::string& field) {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
-    return -1;
-}
+using tacomesh::posix::status_kib;
 /// Start a new peak (VmHWM) from the current resident set.
 void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
 

@@ -20,22 +20,12 @@
 #include <modularity/cluster.hpp>
 #include <modularity/graph_reader.hpp>
 #include <tacomesh/cli/options.hpp>
+#include <tacomesh/posix/resident_memory.hpp>
 #if TACOMESH_WITH_MPI
 #include <tacomesh/mpi/platform.hpp>
 #endif
 
 namespace {
-
-/// This process's peak resident memory (Linux: /proc/self/status's VmHWM,
-/// which exec resets; getrusage's ru_maxrss keeps the peak of the process
-/// that forked this one before its exec, a Python script's 60 MB for one),
-/// or 0 where it cannot be read.
-std::uint64_t peak_resident_bytes() {
-    std::ifstream status("/proc/self/status");
-    for (std::string line; std::getline(status, line);)
-        if (line.rfind("VmHWM:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10) * 1024;
-    return 0;
-}
 
 const char* usage_text = R"(usage: tacomesh-cluster [options] GRAPH
 
@@ -363,7 +353,7 @@ int main(int argc, char** argv) {
                         static_cast<unsigned long long>(o.seed), r.modularity, r.clusters,
                         static_cast<unsigned long long>(r.steps), r.converged ? "true" : "false", r.seconds,
                         load_seconds, r.oversubscribed ? "true" : "false",
-                        static_cast<unsigned long long>(peak_resident_bytes()), r.members);
+                        static_cast<unsigned long long>(tacomesh::posix::peak_resident_bytes()), r.members);
             if (c.members) print_json_members(g, r.assignment);
             std::fputs("}\n", stdout);
         } else {

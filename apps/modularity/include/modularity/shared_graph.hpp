@@ -23,6 +23,8 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <mesh/mesh.hpp>
@@ -91,7 +93,7 @@ public:
         }
         /// The vertex e starts at: the last whose first out-edge is <= e.
         vertex source(edge e) const {
-            if (e >= edge_count()) target_.get(e); // the map's out_of_range error
+            check(e);
             vertex lo = 0, hi = vertex_count(); // first_.get(lo) <= e < first_.get(hi), first_.get(n) = m
             while (hi - lo > 1) {
                 const vertex mid = lo + (hi - lo) / 2;
@@ -102,7 +104,7 @@ public:
         vertex target(edge e) const { return target_.get(e); }
         double weight(edge e) const {
             if (eweight_) return eweight_->get(e);
-            if (e >= edge_count()) target_.get(e);
+            check(e);
             return 1.0;
         }
         /// The sum of v's out-edges' weights (its weighted degree).
@@ -119,6 +121,13 @@ public:
         const typename map<double>::reader_proxy* edge_weights() const noexcept { return eweight_ ? &*eweight_ : nullptr; }
 
     private:
+        /// The derived mappings' bounds, as the stored ones check theirs.
+        void check(edge e) const {
+            if (e >= edge_count()) [[unlikely]]
+                throw std::out_of_range("modularity::shared_graph: edge " + std::to_string(e) + " of a graph of " +
+                                        std::to_string(edge_count()) + " directed edges");
+        }
+
         mesh::reader<shared_graph> self_;
         mesh::range_space::reader_proxy vertices_, edges_;
         typename map<edge>::reader_proxy first_;
