@@ -34,6 +34,14 @@ expect 0 '"ensemble": 3[,}]' -- "$bin" --json --quiet --cores 3 "$data/karate.gr
 expect 0 '"ensemble": 5[,}]' -- "$bin" --json --quiet --cores 2 --ensemble 5 "$data/karate.graph.gz"
 expect 2 'needs a member count from 1 to 1024' -- "$bin" --ensemble 0 "$data/karate.graph.gz"
 expect 2 'applies to the multilevel algorithm only' -- "$bin" --algorithm greedy --ensemble 3 "$data/karate.graph.gz"
+# the schedule: thorough on small graphs (iterations until one gains no more,
+# at least two per member); lean at n + m >= 100000 (one per member), unless
+# --effort asks for more. 7000 5-cliques in a ring: 35000 vertices, 77000 edges.
+awk 'BEGIN { k = 7000; for (c = 0; c < k; ++c) { for (i = 0; i < 5; ++i) for (j = i + 1; j < 5; ++j) print 5*c+i, 5*c+j
+                                                  print 5*c+4, (5*c+5) % (5*k) } }' >"$tmp/ring.el"
+expect 0 '"schedule": "thorough", "iterations": ([4-9]|[1-9][0-9]+)[,}]' -- "$bin" --json --quiet --cores 2 "$data/karate.graph.gz"
+expect 0 '"schedule": "lean", "iterations": 2[,}]' -- "$bin" --json --quiet --cores 2 "$tmp/ring.el"
+expect 0 '"schedule": "thorough"' -- "$bin" --json --quiet --cores 2 --effort 2 "$tmp/ring.el"
 
 # --output: one id per line, in vertex order, ids 0..k-1
 expect 0 "\"clusters\": $karate_clusters," -- "$bin" --json --quiet --algorithm greedy --output "$tmp/ids" "$data/karate.graph.gz"

@@ -55,7 +55,11 @@ options:
   --effort X                     multilevel: how hard to search (default 1): a gain
                                  below 0.001 / X ends a member's iterations and the rounds,
                                  and graphs with n + m < 10000 get up to X * 30000 / (n + m)
-                                 more rounds without one (1 to 64 in all)
+                                 more rounds without one (1 to 64 in all); on graphs with
+                                 n + m >= 100000, X <= 1 runs the lean schedule (one
+                                 multilevel iteration per member, then only local moving
+                                 after each round's combination), above 1 the thorough one
+                                 (iterations until one gains no more)
   --ensemble K                   multilevel: members of the ensemble (default: one per
                                  core, at least 2, on graphs with n + m < 100000; 2 on
                                  bigger ones, so that memory does not grow with the cores)
@@ -354,6 +358,9 @@ int main(int argc, char** argv) {
                         static_cast<unsigned long long>(r.steps), r.converged ? "true" : "false", r.seconds,
                         load_seconds, r.oversubscribed ? "true" : "false",
                         static_cast<unsigned long long>(tacomesh::posix::peak_resident_bytes()), r.members);
+            if (o.algo == modularity::algorithm::multilevel)
+                std::printf(", \"schedule\": \"%s\", \"iterations\": %llu", r.lean ? "lean" : "thorough",
+                            static_cast<unsigned long long>(r.iterations));
             if (c.members) print_json_members(g, r.assignment);
             std::fputs("}\n", stdout);
         } else {

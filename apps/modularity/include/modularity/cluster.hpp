@@ -52,6 +52,8 @@ struct cluster_options {
     std::uint64_t seed = 1;
     double effort = 1; ///< multilevel: more rounds on small graphs (see ensemble_search.hpp)
     std::uint32_t members = 0; ///< multilevel: ensemble members; 0: by size and cores (ensemble_members)
+    /// multilevel: a member's work per round; by_size: lean on big graphs at effort <= 1 (lean_schedule)
+    ensemble_schedule schedule = ensemble_schedule::by_size;
     /// Called on core 0 as the search goes: (steps, Q, clusters).
     std::function<void(std::uint64_t, double, vertex)> progress;
     /// Greedy: a clock of the platform's read around the steps (greedy_params::ticks).
@@ -100,6 +102,8 @@ struct cluster_result {
     std::vector<cluster> assignment;
     bool oversubscribed = false; ///< more cores than CPUs
     std::uint32_t members = 0;   ///< multilevel: the ensemble's members
+    bool lean = false;           ///< multilevel: the members ran the lean schedule (lean_schedule)
+    std::uint64_t iterations = 0; ///< multilevel: iterations on the graph, all members together
 };
 
 /// Check options against each other; throws std::invalid_argument saying what to change.
@@ -132,10 +136,17 @@ cluster_result cluster_variant(const graph_data& g, const cluster_options& o, co
         greedy_result r = greedy_search<G, M, C>(g, p);
         return {r.modularity, r.clusters, r.steps, r.converged, r.seconds, r.ticks, std::move(r.assignment)};
     }
-    ensemble_params p{.seed = o.seed, .members = o.members, .effort = o.effort, .progress = o.progress, .data_consumed = consumed};
+    ensemble_params p{.seed = o.seed,
+                      .members = o.members,
+                      .effort = o.effort,
+                      .schedule = o.schedule,
+                      .progress = o.progress,
+                      .data_consumed = consumed};
     ensemble_result r = ensemble_search<G, M, C>(g, p);
     cluster_result out{r.modularity, r.clusters, r.rounds, true, r.seconds, 0, std::move(r.assignment)};
     out.members = r.members;
+    out.lean = r.lean;
+    out.iterations = r.iterations;
     return out;
 }
 
