@@ -180,6 +180,17 @@ TEST_CASE("level 0 read in place from the shared graph searches as a private cop
                     CHECK(a == b);
                     CHECK(modularity_of(copy, [&](vertex v) { return a[v]; }) ==
                           modularity_of(in_place, [&](vertex v) { return b[v]; }));
+                    // Above unit weights the coarse levels count edges in
+                    // integers (8 bytes a coarse edge, not 12), the same values.
+                    std::vector<cluster> groups = a;
+                    const cluster k = compact(groups);
+                    const auto coarse = aggregate(in_place, groups, k, wb);
+                    const level_graph coarse_copy = aggregate(copy, groups, k, wa);
+                    CHECK(std::is_same_v<typename decltype(coarse)::weight_type, edge> == unit);
+                    CHECK(coarse.targets == coarse_copy.targets);
+                    CHECK(std::equal(coarse.weights.begin(), coarse.weights.end(), coarse_copy.weights.begin(),
+                                     coarse_copy.weights.end(), [](auto x, double y) { return double(x) == y; }));
+                    CHECK(coarse.vweights == coarse_copy.vweights);
                     double sum = 0, sum_copy = 0; // every edge, through both loops of the view
                     for (vertex v = 0; v < copy.vertex_count(); ++v) {
                         for_each_neighbour(in_place, v, [&](vertex u, double w) { sum += w * (u + 1) * (v + 1); });

@@ -199,7 +199,7 @@ private:
         } else {
             std::vector<cluster> groups = detail::read_map(groups_);
             const cluster k = compact(groups);
-            const level_graph coarse = aggregate(g, groups, k, ws_);
+            const auto coarse = aggregate(g, groups, k, ws_);
             std::vector<cluster> start(k);
             if (index_ == 0) { // the best so far, which the groups refine
                 const std::vector<cluster> best = detail::read_map(best_);

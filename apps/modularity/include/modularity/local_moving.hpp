@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include <modularity/graph_data.hpp>
@@ -74,11 +75,17 @@ private:
     std::uint64_t s_[4];
 };
 
-/// A level's graph in private memory (the coarse levels of the hierarchy).
-struct level_graph {
+/// A level's graph in private memory (the coarse levels of the hierarchy),
+/// its edge weights of type W: double, or a count of edges (counted_level_graph).
+template <class W>
+struct basic_level_graph {
+    /// Every weight a whole number of level-0 edges (coarse_graph_t).
+    static constexpr bool counted_weights = std::is_integral_v<W>;
+    using weight_type = W;
+
     std::vector<edge> first{0};
     std::vector<vertex> targets;
-    std::vector<double> weights;
+    std::vector<W> weights;
     std::vector<double> vweights;
     double total = 0;
 
@@ -86,10 +93,32 @@ struct level_graph {
     edge edge_count() const noexcept { return edge(targets.size()); }
     edge_range out_edges(vertex v) const noexcept { return {first[v], first[v + 1]}; }
     vertex target(edge e) const noexcept { return targets[e]; }
-    double weight(edge e) const noexcept { return weights[e]; }
+    double weight(edge e) const noexcept { return double(weights[e]); }
     double vertex_weight(vertex v) const noexcept { return vweights[v]; }
     double total_weight() const noexcept { return total; }
 };
+using level_graph = basic_level_graph<double>;
+/// Above a graph whose weights are all 1, a coarse edge's weight is the
+/// number of directed level-0 edges it stands for: fewer than 2^32 (edge ids
+/// are 32-bit), so exact in an edge-sized integer, and a coarse edge takes 8
+/// bytes instead of 12. The coarse levels are most of a member's memory: on
+/// LFR graphs with mixing 0.5 level 1 keeps 80 % of the edges.
+using counted_level_graph = basic_level_graph<edge>;
+
+/// The type of the coarse levels above a Graph: counted weights above a
+/// view that says its weights are counts (shared_csr of unit weights, a
+/// counted level), doubles otherwise.
+template <class Graph>
+struct coarse_graph {
+    using type = level_graph;
+};
+template <class Graph>
+    requires(Graph::counted_weights)
+struct coarse_graph<Graph> {
+    using type = counted_level_graph;
+};
+template <class Graph>
+using coarse_graph_t = typename coarse_graph<Graph>::type;
 
 /// A private copy of any graph view.
 template <class Graph>
@@ -278,9 +307,10 @@ inline cluster compact(std::vector<cluster>& ids) {
 
 /// The coarse graph: vertex `group[v]` (ids 0..k-1) for each fine vertex v.
 template <class Graph>
-level_graph aggregate(const Graph& g, const std::vector<cluster>& group, cluster k, workspace& ws) {
+coarse_graph_t<Graph> aggregate(const Graph& g, const std::vector<cluster>& group, cluster k, workspace& ws) {
+    using coarse = coarse_graph_t<Graph>;
     const vertex n = g.vertex_count();
-    level_graph c;
+    coarse c;
     c.total = g.total_weight();
     c.vweights.assign(k, 0.0);
     // members of each coarse vertex, by counting sort
@@ -314,7 +344,7 @@ level_graph aggregate(const Graph& g, const std::vector<cluster>& group, cluster
         edge e = c.first[a];
         for (cluster b : ws.sums.touched()) {
             c.targets[e] = b;
-            c.weights[e++] = ws.sums[b];
+            c.weights[e++] = static_cast<typename coarse::weight_type>(ws.sums[b]); // counted: a whole number below 2^32
         }
         for (vertex i = start[a]; i < start[a + 1]; ++i) c.vweights[a] += g.vertex_weight(members[i]);
     }

@@ -19,7 +19,7 @@ namespace modularity {
 /// iteration.
 template <class Graph>
 void multilevel_iteration(const Graph& g0, std::vector<cluster>& of, rng& r, workspace& ws) {
-    std::vector<level_graph> levels;     // levels[i]: the graph of level i + 1
+    std::vector<coarse_graph_t<Graph>> levels; // levels[i]: the graph of level i + 1
     std::vector<std::vector<cluster>> up; // up[i][v]: the level-(i+1) vertex of level-i vertex v
     std::vector<cluster> p = std::move(of);
     auto on_level = [&](std::size_t i, auto&& f) {

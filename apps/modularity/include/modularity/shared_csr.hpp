@@ -36,6 +36,9 @@ namespace modularity {
 template <map_memory M, bool UnitWeights>
 class shared_csr {
 public:
+    /// All weights 1: the coarse levels above count edges (coarse_graph_t).
+    static constexpr bool counted_weights = UnitWeights;
+
     explicit shared_csr(const mesh::sharing_ptr<shared_graph<M>>& g)
         : reader_(std::make_unique<reader>(g)), n_(reader_->vertex_count()), m_(reader_->edge_count()),
           total_(reader_->total_weight()) {
