@@ -24,11 +24,12 @@ two at once, so that the host's slow and fast phases fall on all alike:
   networkit-plm   peers.py's run: PLM(refine=True), networkit on 2 threads
 
 Each peer run is a fresh Python process (``python -c``, this script's
-peer_child) that reads the graph with peers.py's reader, builds the tool's
+peer_child) that runs the tool once, untimed, on Zachary's karate club (as
+peers.py does), reads the graph with peers.py's reader, builds the tool's
 graph object with peers.py's code, drops the reader's Python lists, resets
-its peak-memory mark (``/proc/self/clear_refs``), runs the tool once on
-Zachary's karate club and then, timed, on the graph. Its memory is then
-measured as tacomesh's is, the process's own VmHWM, and so is comparable.
+its peak-memory mark (``/proc/self/clear_refs``) and runs the tool, timed,
+on the graph. Its memory is measured as tacomesh's is, from the process's
+own VmHWM, so the two are comparable (see "peak MiB" for what each holds).
 
 What each column and field means:
 

@@ -29,8 +29,11 @@ done
 grep -q "\"steps\": $karate_moves," "$tmp/out" || fail "greedy on karate: expected $karate_moves moves in $(cat "$tmp/out")"
 # The process's own peak memory (VmHWM): more than nothing, less than a GiB for karate.
 grep -Eq '"peak_rss_bytes": [1-9][0-9]{0,8}[,}]' "$tmp/out" || fail "--json: no peak_rss_bytes between 1 B and 1 GB in $(cat "$tmp/out")"
-# the ensemble: a member per core on a small graph, or as --ensemble says
-expect 0 '"ensemble": 3[,}]' -- "$bin" --json --quiet --cores 3 "$data/karate.graph.gz"
+# the ensemble: a member per core on a small graph, or as --ensemble says;
+# two, on core 0, on a tiny one
+expect 0 '"ensemble": 3[,}]' -- "$bin" --json --quiet --cores 3 "$data/netscience.graph.gz"
+grep -q '"members_on": "own cores"' "$tmp/out" || fail "netscience: members not on their own cores: $(cat "$tmp/out")"
+expect 0 '"ensemble": 2, .*"members_on": "core 0"' -- "$bin" --json --quiet --cores 3 "$data/karate.graph.gz"
 expect 0 '"ensemble": 5[,}]' -- "$bin" --json --quiet --cores 2 --ensemble 5 "$data/karate.graph.gz"
 expect 2 'needs a member count from 1 to 1024' -- "$bin" --ensemble 0 "$data/karate.graph.gz"
 expect 2 'applies to the multilevel algorithm only' -- "$bin" --algorithm greedy --ensemble 3 "$data/karate.graph.gz"
@@ -129,7 +132,7 @@ fi
 # Shared memory: too little is a message naming --shared-memory (MESH's own
 # names the platform's config, which the CLI sets), enough is a clustering.
 expect 1 'out of MESH shared memory for .*karate.*give more with --shared-memory' -- \
-    "$bin" --quiet --shared-memory 16K "$data/karate.graph.gz"
+    "$bin" --quiet --shared-memory 8K "$data/karate.graph.gz"
 expect 0 '^modularity Q' -- "$bin" --quiet --shared-memory 256M "$data/karate.graph.gz"
 expect 2 '--shared-memory needs a non-negative integer' -- "$bin" --shared-memory lots "$data/karate.graph.gz"
 expect 2 '--shared-memory needs at least 1 byte' -- "$bin" --shared-memory 0 "$data/karate.graph.gz"

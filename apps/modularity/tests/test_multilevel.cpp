@@ -251,7 +251,8 @@ TEST_CASE("the ensemble has a member per core on small graphs and two on big one
     // edge: on big graphs members per core made memory grow with the cores.
     const ensemble_params automatic{};
     CHECK(ensemble_members(automatic, 1, 1000) == 2);
-    CHECK(ensemble_members(automatic, 4, 1000) == 4);
+    CHECK(ensemble_members(automatic, 4, core0_size - 1) == 2); // on core 0, one after the other
+    CHECK(ensemble_members(automatic, 4, core0_size) == 4);
     CHECK(ensemble_members(automatic, 48, ensemble_cap_size - 1) == 48);
     CHECK(ensemble_members(automatic, 4, ensemble_cap_size) == 2);
     CHECK(ensemble_members(automatic, 1024, 10'000'000) == 2);
@@ -259,8 +260,14 @@ TEST_CASE("the ensemble has a member per core on small graphs and two on big one
     three.members = 3;
     CHECK(ensemble_members(three, 48, 10'000'000) == 3);
     // and the search runs as many as it says
+    const graph_data netscience = read_graph(data + "/netscience.graph.gz"); // n + m = 4331
+    const cluster_result on_three = multilevel(netscience, 1, 3);
+    CHECK(on_three.members == 3);
+    CHECK_FALSE(on_three.on_core0);
     const graph_data karate = read_graph(data + "/karate.graph.gz");
-    CHECK(multilevel(karate, 1, 3).members == 3);
+    const cluster_result small = multilevel(karate, 1, 3);
+    CHECK(small.members == 2);
+    CHECK(small.on_core0);
     cluster_options o;
     o.members = 5;
     const cluster_result five = cluster_graph(karate, o);
@@ -305,6 +312,32 @@ TEST_CASE("big graphs get the lean schedule: one iteration per member, then loca
     CHECK(r.modularity == Approx(modularity_of(g, r.assignment)).margin(1e-12));
     CHECK(r.modularity > 0.852);
     CHECK(r.modularity <= by_size.modularity + 0.002);
+}
+
+TEST_CASE("members on core 0 find what they find on cores of their own, to the bit") {
+    // Small graphs run their members one after the other on core 0
+    // (members_on_core0): only the time may change, not the clustering.
+    for (const char* file : {"dolphins.graph.gz", "jazz.graph.gz", "cond-mat.graph.gz"}) {
+        const graph_data g = read_graph(data + "/" + file);
+        for (const ensemble_schedule schedule : {ensemble_schedule::thorough, ensemble_schedule::lean}) {
+            INFO(file << (schedule == ensemble_schedule::lean ? " lean" : " thorough"));
+            cluster_options o;
+            o.cores = 3; // oversubscribed on 2 CPUs
+            o.members = 3;
+            o.seed = 5;
+            o.schedule = schedule;
+            o.placement = member_placement::core0;
+            const cluster_result local = cluster_graph(g, o);
+            o.placement = member_placement::own_cores;
+            const cluster_result spread = cluster_graph(g, o);
+            CHECK(local.on_core0);
+            CHECK_FALSE(spread.on_core0);
+            CHECK(local.assignment == spread.assignment);
+            CHECK(local.modularity == spread.modularity);
+            CHECK(local.steps == spread.steps);
+            CHECK(local.iterations == spread.iterations);
+        }
+    }
 }
 
 TEST_CASE("a graph given to keep is freed once it is in MESH, with the same result") {

@@ -359,8 +359,9 @@ int main(int argc, char** argv) {
                         load_seconds, r.oversubscribed ? "true" : "false",
                         static_cast<unsigned long long>(tacomesh::posix::peak_resident_bytes()), r.members);
             if (o.algo == modularity::algorithm::multilevel)
-                std::printf(", \"schedule\": \"%s\", \"iterations\": %llu", r.lean ? "lean" : "thorough",
-                            static_cast<unsigned long long>(r.iterations));
+                std::printf(", \"schedule\": \"%s\", \"iterations\": %llu, \"members_on\": \"%s\"",
+                            r.lean ? "lean" : "thorough", static_cast<unsigned long long>(r.iterations),
+                            r.on_core0 ? "core 0" : "own cores");
             if (c.members) print_json_members(g, r.assignment);
             std::fputs("}\n", stdout);
         } else {

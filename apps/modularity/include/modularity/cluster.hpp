@@ -54,6 +54,8 @@ struct cluster_options {
     std::uint32_t members = 0; ///< multilevel: ensemble members; 0: by size and cores (ensemble_members)
     /// multilevel: a member's work per round; by_size: lean on big graphs at effort <= 1 (lean_schedule)
     ensemble_schedule schedule = ensemble_schedule::by_size;
+    /// multilevel: where the members run; by_size: on core 0 on small graphs (members_on_core0)
+    member_placement placement = member_placement::by_size;
     /// Called on core 0 as the search goes: (steps, Q, clusters).
     std::function<void(std::uint64_t, double, vertex)> progress;
     /// Greedy: a clock of the platform's read around the steps (greedy_params::ticks).
@@ -103,6 +105,7 @@ struct cluster_result {
     bool oversubscribed = false; ///< more cores than CPUs
     std::uint32_t members = 0;   ///< multilevel: the ensemble's members
     bool lean = false;           ///< multilevel: the members ran the lean schedule (lean_schedule)
+    bool on_core0 = false;       ///< multilevel: the members ran one after the other on core 0 (members_on_core0)
     std::uint64_t iterations = 0; ///< multilevel: iterations on the graph, all members together
 };
 
@@ -140,12 +143,14 @@ cluster_result cluster_variant(const graph_data& g, const cluster_options& o, co
                       .members = o.members,
                       .effort = o.effort,
                       .schedule = o.schedule,
+                      .placement = o.placement,
                       .progress = o.progress,
                       .data_consumed = consumed};
     ensemble_result r = ensemble_search<G, M, C>(g, p);
     cluster_result out{r.modularity, r.clusters, r.rounds, true, r.seconds, 0, std::move(r.assignment)};
     out.members = r.members;
     out.lean = r.lean;
+    out.on_core0 = r.on_core0;
     out.iterations = r.iterations;
     return out;
 }

@@ -19,7 +19,12 @@
 //      every one of them puts together; it writes them into the shared
 //      `groups` map for the next round.
 // Rounds go on until `patience` of them in a row gain no more than the
-// tolerance (round_patience, gain_tolerance below).
+// tolerance (round_patience, gain_tolerance below). The graph is a MESH
+// shared graph, which each member reads in place through its chunks
+// (shared_csr.hpp), with no copy of its own; its coarser levels are private.
+// The maps the master and the members write are made visible by the
+// consistency controller, so the search runs the same on threads and on
+// private-memory processes.
 //
 // How much a member does in a round is the schedule (lean_schedule):
 // thorough, multilevel iterations until one gains no more than the
@@ -29,15 +34,15 @@
 // graphs the thorough schedule's extra iterations each cost two thirds of
 // the first (refinement and aggregation start again from singletons) and
 // gained 2e-5 on LFR graphs, where the lean one reaches the same Q in 0.55x
-// the time; on R-MAT graphs they gained 5e-4 (--effort above 1 buys them). The graph is a MESH
-// shared graph, which each member reads in place through its chunks
-// (shared_csr.hpp), with no copy of its own; its coarser levels are private.
-// The maps the master and the members write are made visible by the
-// consistency controller, so the search runs the same on threads and on
-// private-memory processes.
+// the time; on R-MAT graphs they gained 5e-4 (--effort above 1 buys them).
+//
+// Small graphs run their members one after the other on core 0, with no
+// workers and no shared maps (members_on_core0): there the round trips
+// cost as much as the search. A member's work (detail::member_search) is
+// the same code in both places, and so is the master's (detail::run_rounds).
 //
 // The result depends on the seed and on the member count (ensemble_members),
-// not on the platform, controller or map variant.
+// not on the platform, controller, map variant or where the members run.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -63,6 +68,8 @@ namespace modularity {
 
 /// A member's work per round (ensemble_search.hpp's header says which is which).
 enum class ensemble_schedule { by_size, thorough, lean };
+/// Where the members run: one after the other on core 0, or each on a core of its own.
+enum class member_placement { by_size, core0, own_cores };
 
 struct ensemble_params {
     std::uint64_t seed = 1;
@@ -78,6 +85,8 @@ struct ensemble_params {
     /// How much a member does per round (lean_schedule): by the graph's
     /// size and `effort`, or as given.
     ensemble_schedule schedule = ensemble_schedule::by_size;
+    /// Where the members run (members_on_core0): by the graph's size, or as given.
+    member_placement placement = member_placement::by_size;
     /// A gain in Q of at most this does not count as an improvement, for a
     /// member's iteration and for a round (so the search does not go on
     /// for crumbs on big graphs; small graphs get more rounds anyway);
@@ -146,35 +155,37 @@ void write_map(const mesh::sharing_ptr<Map>& m, const std::vector<cluster>& valu
 
 } // namespace detail
 
-/// One member of the ensemble, on its core.
-template <map_memory G, map_memory M>
-class ensemble_member {
+namespace detail {
+
+struct member_settings {
+    std::uint64_t seed;
+    unsigned patience; ///< ensemble_params::member_patience
+    double tolerance;
+    bool lean;
+};
+
+/// A member's search (the header's step 1), wherever it runs: inside a
+/// worker on a core of its own (ensemble_member), or on core 0 beside the
+/// others (small graphs: members_on_core0). The same seed, index and inputs
+/// give the same clustering in both.
+template <map_memory G>
+class member_search {
 public:
-    using map = mesh::chunked_map<std::uint32_t, cluster, M>;
+    member_search(const mesh::sharing_ptr<shared_graph<G>>& graph, std::uint32_t index, const member_settings& s)
+        : index_(index), s_(s), graph_(level0(graph)) {}
 
-    template <class C>
-    struct tag {};
+    vertex vertex_count() const {
+        return std::visit([](const auto& g) { return g.vertex_count(); }, graph_);
+    }
 
-    template <class C>
-    ensemble_member(tag<C>, mesh::sharing_ptr<shared_graph<G>> graph, mesh::sharing_ptr<map> groups,
-                    mesh::sharing_ptr<map> best, std::uint32_t index, std::uint64_t seed, unsigned patience,
-                    double tolerance, bool lean)
-        : groups_(groups), best_(best), index_(index), seed_(seed), patience_(patience), tolerance_(tolerance),
-          lean_(lean),
-          graph_(level0(graph)),
-          mine_(mesh::make_shared_object<map, C>(std::visit([](const auto& g) { return g.vertex_count(); }, graph_))) {}
-    ~ensemble_member() { mesh::destroy_shared_object(mine_); }
-    ensemble_member(const ensemble_member&) = delete;
-    ensemble_member& operator=(const ensemble_member&) = delete;
-
-    /// This member's shared clustering (the master reads it).
-    mesh::sharing_ptr<map> clustering() const { return mine_; }
-
-    /// Build this round's clustering; returns its Q. `fresh`: the last
+    /// This round's clustering into `of`; returns its Q. `fresh`: the last
     /// round found nothing better, so members other than 0 start again from
-    /// singletons, bringing new groups into the overlay.
-    double build(std::uint32_t round, bool fresh) {
-        return std::visit([&](const auto& g) { return build_on(g, round, fresh); }, graph_);
+    /// singletons, bringing new groups into the overlay. groups() and best()
+    /// give the core groups and the best clustering so far, called only when
+    /// the round needs them.
+    template <class Groups, class Best>
+    double build(std::uint32_t round, bool fresh, std::vector<cluster>& of, Groups&& groups, Best&& best) {
+        return std::visit([&](const auto& g) { return build_on(g, round, fresh, of, groups, best); }, graph_);
     }
 
     /// Multilevel iterations this member ran on the graph (not its coarse
@@ -188,55 +199,87 @@ private:
         return shared_csr<G, false>(graph);
     }
 
-    template <class Graph>
-    double build_on(const Graph& g, std::uint32_t round, bool fresh) {
-        rng r(detail::mix_seed(seed_, index_, round));
+    template <class Graph, class Groups, class Best>
+    double build_on(const Graph& g, std::uint32_t round, bool fresh, std::vector<cluster>& of, Groups& read_groups,
+                    Best& read_best) {
+        rng r(mix_seed(s_.seed, index_, round));
         const vertex n = g.vertex_count();
-        std::vector<cluster> of;
         const bool from_singletons = round == 0 || (fresh && index_ != 0);
         if (from_singletons) {
-            of = detail::singletons(n);
+            of = singletons(n);
         } else {
-            std::vector<cluster> groups = detail::read_map(groups_);
+            std::vector<cluster> groups = read_groups();
             const cluster k = compact(groups);
             const auto coarse = aggregate(g, groups, k, ws_);
             std::vector<cluster> start(k);
             if (index_ == 0) { // the best so far, which the groups refine
-                const std::vector<cluster> best = detail::read_map(best_);
+                const std::vector<cluster> best = read_best();
                 for (vertex v = 0; v < n; ++v) start[groups[v]] = best[v];
                 compact(start);
             } else {
-                start = detail::singletons(k);
+                start = singletons(k);
             }
-            detail::improve(coarse, start, r, ws_, patience_, tolerance_);
+            improve(coarse, start, r, ws_, s_.patience, s_.tolerance);
             of.resize(n);
             for (vertex v = 0; v < n; ++v) of[v] = start[groups[v]];
         }
-        double q;
-        if (!lean_) {
-            q = detail::improve(g, of, r, ws_, patience_, tolerance_, &iterations_);
-        } else if (from_singletons) {
+        if (!s_.lean) return improve(g, of, r, ws_, s_.patience, s_.tolerance, &iterations_);
+        if (from_singletons) {
             multilevel_iteration(g, of, r, ws_);
             ++iterations_;
-            q = detail::q_of(g, of);
         } else { // the projection carries the coarse search's clusters: only single vertices left to move
             local_move(g, of, r, ws_);
-            q = detail::q_of(g, of);
         }
+        return q_of(g, of);
+    }
+
+    std::uint32_t index_;
+    member_settings s_;
+    std::uint64_t iterations_ = 0;
+    level0_view graph_; ///< level 0 read in place, without weights when all are 1
+    workspace ws_;
+};
+
+} // namespace detail
+
+/// One member of the ensemble, on its core: its search, and its clustering
+/// in a shared map of its own (one writer per map, as MESH asks), which the
+/// master reads after each round.
+template <map_memory G, map_memory M>
+class ensemble_member {
+public:
+    using map = mesh::chunked_map<std::uint32_t, cluster, M>;
+
+    template <class C>
+    struct tag {};
+
+    template <class C>
+    ensemble_member(tag<C>, mesh::sharing_ptr<shared_graph<G>> graph, mesh::sharing_ptr<map> groups,
+                    mesh::sharing_ptr<map> best, std::uint32_t index, const detail::member_settings& s)
+        : groups_(groups), best_(best), search_(graph, index, s),
+          mine_(mesh::make_shared_object<map, C>(search_.vertex_count())) {}
+    ~ensemble_member() { mesh::destroy_shared_object(mine_); }
+    ensemble_member(const ensemble_member&) = delete;
+    ensemble_member& operator=(const ensemble_member&) = delete;
+
+    /// This member's shared clustering (the master reads it).
+    mesh::sharing_ptr<map> clustering() const { return mine_; }
+
+    /// Build this round's clustering into the shared map; returns its Q.
+    double build(std::uint32_t round, bool fresh) {
+        std::vector<cluster> of;
+        const double q = search_.build(
+            round, fresh, of, [&] { return detail::read_map(groups_); }, [&] { return detail::read_map(best_); });
         detail::write_map(mine_, of);
         return q;
     }
 
+    std::uint64_t iterations() const { return search_.iterations(); }
+
+private:
     mesh::sharing_ptr<map> groups_, best_;
-    std::uint32_t index_;
-    std::uint64_t seed_;
-    unsigned patience_;
-    double tolerance_;
-    bool lean_;
-    std::uint64_t iterations_ = 0;
-    level0_view graph_; ///< level 0 read in place, without weights when all are 1
+    detail::member_search<G> search_;
     mesh::sharing_ptr<map> mine_;
-    workspace ws_;
 };
 
 struct ensemble_result {
@@ -245,6 +288,7 @@ struct ensemble_result {
     std::uint64_t rounds = 0;
     std::uint32_t members = 0;
     bool lean = false;              ///< the schedule (lean_schedule)
+    bool on_core0 = false;          ///< the members ran one after the other on core 0 (members_on_core0)
     std::uint64_t iterations = 0;   ///< multilevel iterations on the graph, all members
     double seconds = 0;
     std::vector<cluster> assignment;
@@ -280,7 +324,26 @@ inline unsigned round_patience(const ensemble_params& p, std::size_t size) {
 /// the cores (ensemble_members).
 inline constexpr std::size_t ensemble_cap_size = 100000;
 
-/// Members of the ensemble, unless ensemble_params::members says: one per
+/// Graphs of fewer vertices + edges than this run their members one after
+/// the other on core 0 (members_on_core0).
+inline constexpr std::size_t core0_size = 3000;
+
+/// Whether the members run on core 0, unless ensemble_params::placement
+/// says: on graphs under core0_size vertices + edges. There a member's round
+/// costs tens of microseconds, and on cores of their own the round trips
+/// (the gather, the clusterings and core groups through shared maps and the
+/// controller) cost as much again: karate took 5-10 ms on two cores and
+/// 2.2 ms on core 0, lesmis 12-18 and 5, and at jazz's size (2940) the two
+/// were even. The clusterings are the same either way (a member's work
+/// depends on its seed, index and inputs only); two members, whatever the
+/// cores, so that the time does not grow with them.
+inline bool members_on_core0(const ensemble_params& p, std::size_t size) {
+    if (p.placement != member_placement::by_size) return p.placement == member_placement::core0;
+    return size < core0_size;
+}
+
+/// Members of the ensemble, unless ensemble_params::members says: two on
+/// graphs the members search on core 0 (members_on_core0), else one per
 /// core (at least two) on graphs under ensemble_cap_size vertices + edges,
 /// where more members find the best-known clustering more often and cost
 /// little; two on bigger ones. Each member's coarse levels and scratch take
@@ -290,6 +353,7 @@ inline constexpr std::size_t ensemble_cap_size = 100000;
 /// crumbs of Q for their time. The cores beyond the members wait.
 inline std::uint32_t ensemble_members(const ensemble_params& p, taco::core_id cores, std::size_t size) {
     if (p.members) return p.members;
+    if (members_on_core0(p, size)) return 2;
     return size < ensemble_cap_size ? std::max<std::uint32_t>(2, cores) : 2;
 }
 
@@ -310,79 +374,138 @@ inline double gain_tolerance(const ensemble_params& p) {
     return p.effort > 0 ? 1e-3 / p.effort : 1e-3;
 }
 
-/// Run the search on the running cores (call on core 0 inside taco::run).
-template <map_memory G, map_memory M, class C>
-ensemble_result ensemble_search(const graph_data& data, const ensemble_params& params) {
-    using member = ensemble_member<G, M>;
-    using map = typename member::map;
-    auto graph = make_shared_graph<G, C>(data);
-    const vertex n = data.vertex_count();
-    const std::size_t size = std::size_t(n) + data.undirected_edge_count();
-    if (params.data_consumed) params.data_consumed();
-    auto groups = mesh::make_shared_object<map, C>(n);
-    auto best = mesh::make_shared_object<map, C>(n);
-    const taco::core_id cores = taco::core_count();
-    const std::uint32_t members = ensemble_members(params, cores, size);
-    const double tolerance = gain_tolerance(params);
-    const bool lean = lean_schedule(params, size);
+namespace detail {
 
-    const auto t0 = std::chrono::steady_clock::now();
-    std::vector<taco::global_ptr<member>> workers;
-    for (std::uint32_t i = 0; i < members; ++i)
-        workers.push_back(taco::new_on<member>(taco::core_id(i % cores), typename member::template tag<C>{}, graph,
-                                               groups, best, i, params.seed, params.member_patience, tolerance,
-                                               lean)
-                              .get());
-    std::vector<mesh::sharing_ptr<map>> clusterings(members);
-    for (std::uint32_t i = 0; i < members; ++i) clusterings[i] = taco::sync(workers[i], &member::clustering);
-    auto group = taco::make_group(workers);
-    auto teardown = [&] {
-        taco::destroy_group(group);
-        for (auto w : workers) taco::delete_on(w);
-        mesh::destroy_shared_object(best);
-        mesh::destroy_shared_object(groups);
-        destroy_shared_graph(graph);
-    };
-    detail::unwind_guard guard(teardown);
-
-    ensemble_result r;
-    r.members = members;
-    r.lean = lean;
+/// The master's side of the rounds (the header's step 2), wherever the
+/// members run: build(round, fresh, q, all) has every member build its
+/// clustering (its Q into q[i], the clustering into all[i]);
+/// publish(best, improved, groups) hands the members the best clustering so
+/// far (changed if `improved`) and the next round's core groups. Leaves the
+/// best clustering in r.assignment and the rounds in r.rounds; returns the best Q.
+template <class Build, class Publish>
+double run_rounds(ensemble_result& r, std::uint32_t members, unsigned patience, double tolerance,
+                  const ensemble_params& params, Build&& build, Publish&& publish) {
     double best_q = -1;
     std::vector<cluster> best_of;
     std::vector<double> q(members);
-    const unsigned patience = round_patience(params, size);
+    std::vector<std::vector<cluster>> all(members);
     for (unsigned stall = 0; stall < patience; ++r.rounds) {
-        taco::gather(group, taco::m2f(&member::build, std::uint32_t(r.rounds), stall > 0), std::span<double>(q)).get();
-        std::vector<std::vector<cluster>> all;
-        for (auto& c : clusterings) all.push_back(detail::read_map(c));
+        build(std::uint32_t(r.rounds), stall > 0, std::span<double>(q), all);
         const std::size_t win = std::size_t(std::max_element(q.begin(), q.end()) - q.begin()); // first of equals
         stall = q[win] > best_q + tolerance ? 0 : stall + 1;
-        if (q[win] > best_q) {
+        const bool improved = q[win] > best_q;
+        if (improved) {
             best_q = q[win];
             best_of = all[win];
-            detail::write_map(best, best_of);
         }
         all.push_back(best_of);
-        detail::write_map(groups, overlay(all));
+        publish(best_of, improved, overlay(all));
+        all.pop_back();
         if (params.progress) {
             std::vector<cluster> k = best_of;
             params.progress(r.rounds + 1, best_q, compact(k));
         }
     }
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.assignment = std::move(best_of);
+    return best_q;
+}
+
+/// The members one after the other on core 0 (members_on_core0).
+template <map_memory G>
+double rounds_on_core0(ensemble_result& r, const mesh::sharing_ptr<shared_graph<G>>& graph, std::uint32_t members,
+                       const member_settings& s, unsigned patience, const ensemble_params& params) {
+    std::vector<member_search<G>> searches;
+    searches.reserve(members);
+    for (std::uint32_t i = 0; i < members; ++i) searches.emplace_back(graph, i, s);
+    std::vector<cluster> best, groups;
+    const double best_q = run_rounds(
+        r, members, patience, s.tolerance, params,
+        [&](std::uint32_t round, bool fresh, std::span<double> q, std::vector<std::vector<cluster>>& all) {
+            for (std::uint32_t i = 0; i < members; ++i)
+                q[i] = searches[i].build(round, fresh, all[i], [&] { return groups; }, [&] { return best; });
+        },
+        [&](const std::vector<cluster>& best_of, bool improved, std::vector<cluster>&& next) {
+            if (improved) best = best_of;
+            groups = std::move(next);
+        });
+    for (const auto& m : searches) r.iterations += m.iterations();
+    return best_q;
+}
+
+/// The members as workers on cores of their own: a round is a taco::gather
+/// over their group, and the clusterings, the best and the core groups go
+/// through shared maps, made visible by the controller C.
+template <map_memory G, map_memory M, class C>
+double rounds_on_cores(ensemble_result& r, const mesh::sharing_ptr<shared_graph<G>>& graph, std::uint32_t members,
+                       const member_settings& s, unsigned patience, const ensemble_params& params) {
+    using member = ensemble_member<G, M>;
+    using map = typename member::map;
+    const vertex n = mesh::read(graph).vertex_count();
+    auto groups = mesh::make_shared_object<map, C>(n);
+    auto best = mesh::make_shared_object<map, C>(n);
+    const taco::core_id cores = taco::core_count();
+    std::vector<taco::global_ptr<member>> workers;
+    taco::group<member> group;
+    auto teardown = [&] {
+        if (group) taco::destroy_group(group);
+        for (auto w : workers) taco::delete_on(w);
+        mesh::destroy_shared_object(best);
+        mesh::destroy_shared_object(groups);
+    };
+    unwind_guard guard(teardown);
+    for (std::uint32_t i = 0; i < members; ++i)
+        workers.push_back(
+            taco::new_on<member>(taco::core_id(i % cores), typename member::template tag<C>{}, graph, groups, best, i, s)
+                .get());
+    std::vector<mesh::sharing_ptr<map>> clusterings(members);
+    for (std::uint32_t i = 0; i < members; ++i) clusterings[i] = taco::sync(workers[i], &member::clustering);
+    group = taco::make_group(workers);
+    const double best_q = run_rounds(
+        r, members, patience, s.tolerance, params,
+        [&](std::uint32_t round, bool fresh, std::span<double> q, std::vector<std::vector<cluster>>& all) {
+            taco::gather(group, taco::m2f(&member::build, round, fresh), q).get();
+            for (std::uint32_t i = 0; i < members; ++i) all[i] = read_map(clusterings[i]);
+        },
+        [&](const std::vector<cluster>& best_of, bool improved, std::vector<cluster>&& next) {
+            if (improved) write_map(best, best_of);
+            write_map(groups, next);
+        });
     for (auto w : workers) r.iterations += taco::sync(w, &member::iterations);
-    r.assignment = best_of;
+    guard.release();
+    teardown();
+    return best_q;
+}
+
+} // namespace detail
+
+/// Run the search on the running cores (call on core 0 inside taco::run).
+template <map_memory G, map_memory M, class C>
+ensemble_result ensemble_search(const graph_data& data, const ensemble_params& params) {
+    auto graph = make_shared_graph<G, C>(data);
+    auto teardown = [&] { destroy_shared_graph(graph); };
+    detail::unwind_guard guard(teardown);
+    const std::size_t size = std::size_t(data.vertex_count()) + data.undirected_edge_count();
+    if (params.data_consumed) params.data_consumed();
+    ensemble_result r;
+    r.on_core0 = members_on_core0(params, size);
+    r.members = ensemble_members(params, taco::core_count(), size);
+    r.lean = lean_schedule(params, size);
+    const detail::member_settings s{params.seed, params.member_patience, gain_tolerance(params), r.lean};
+    const unsigned patience = round_patience(params, size);
+
+    const auto t0 = std::chrono::steady_clock::now();
+    const double best_q = r.on_core0 ? detail::rounds_on_core0(r, graph, r.members, s, patience, params)
+                                     : detail::rounds_on_cores<G, M, C>(r, graph, r.members, s, patience, params);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     {
-        std::vector<cluster> k = best_of;
+        std::vector<cluster> k = r.assignment;
         r.clusters = compact(k);
     }
-    r.modularity = detail::q_of(mesh::read(graph), best_of);
+    r.modularity = detail::q_of(mesh::read(graph), r.assignment);
     if (std::abs(r.modularity - best_q) > 1e-9)
         throw std::logic_error("modularity: the best member reported Q = " + std::to_string(best_q) +
                                ", the master recomputes " + std::to_string(r.modularity) +
                                " from the shared data: the controller did not make a member's clustering visible");
-
     guard.release();
     teardown();
     return r;
