@@ -220,7 +220,7 @@ TEST_CASE("level 0 read in place from the shared graph searches as a private cop
     SECTION("weighted") { same_search(read_graph(data + "/WorldImport1999.el"), false); }
 }
 
-TEST_CASE("an unweighted edge list whose lines repeat keeps its weights in every member's copy") {
+TEST_CASE("an unweighted edge list whose lines repeat keeps its weights in every member's view") {
     // No weight column, so graph_data::weighted is false, but a repeated or
     // reciprocal line adds up: weights of 2 and 3. A member that took the
     // graph for unit-weight by the flag would search another graph and

@@ -347,7 +347,7 @@ inline bool members_on_core0(const ensemble_params& p, std::size_t size) {
 /// core (at least two) on graphs under ensemble_cap_size vertices + edges,
 /// where more members find the best-known clustering more often and cost
 /// little; two on bigger ones. Each member's coarse levels and scratch take
-/// some 30 bytes an edge of private memory, so a member per core made the
+/// 20-35 bytes an edge of private memory, so a member per core made the
 /// run's memory grow with the cores (4 cores took 1.6x the 2-core peak on
 /// an LFR graph of 0.95 M edges), and on big graphs more members buy
 /// crumbs of Q for their time. The cores beyond the members wait.

@@ -5,7 +5,6 @@
 // graph's 4 KB chunks) offers a loop of its own, over plain arrays; the
 // others are read through out_edges, target and weight.
 #include <concepts>
-#include <utility>
 
 #include <modularity/graph_data.hpp>
 
