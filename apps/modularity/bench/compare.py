@@ -55,15 +55,19 @@ def prep_leiden_stable(n, edges, weights, ig):
     return run
 
 
+def run_tacomesh(binary, path, seed, cores, extra=(), timeout=600):
+    """(membership, report) of one tacomesh-cluster run: its --output and its --json object."""
+    with tempfile.NamedTemporaryFile("r", suffix=".txt") as out:
+        cmd = [binary, "--json", "--quiet", "--seed", str(seed), "--cores", str(cores), "--output", out.name]
+        res = subprocess.run(cmd + list(extra) + [path], capture_output=True, text=True, timeout=timeout)
+        if res.returncode != 0:
+            sys.exit(f"tacomesh-cluster failed on {path}: {res.stderr}")
+        return [int(x) for x in out.read().split()], json.loads(res.stdout)
+
+
 def prep_tacomesh(binary, path, cores, extra):
     def run(seed):
-        with tempfile.NamedTemporaryFile("r", suffix=".txt") as out:
-            cmd = [binary, "--json", "--quiet", "--seed", str(seed), "--cores", str(cores), "--output", out.name]
-            res = subprocess.run(cmd + extra + [path], capture_output=True, text=True, timeout=600)
-            if res.returncode != 0:
-                sys.exit(f"tacomesh-cluster failed on {path}: {res.stderr}")
-            report = json.loads(res.stdout)
-            membership = [int(x) for x in out.read().split()]
+        membership, report = run_tacomesh(binary, path, seed, cores, extra)
         return membership, report["seconds"], {"peak_rss_bytes": report["peak_rss_bytes"]}
 
     return run
