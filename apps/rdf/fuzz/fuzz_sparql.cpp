@@ -1,12 +1,15 @@
 // libFuzzer target: the SPARQL parser, and behind it encoding, planning and
-// execution over a small store, on arbitrary text. Anything but a
-// query_error (or an answer) is a finding; under ASan/UBSan so is any
+// execution over a small store, on arbitrary text: the BGP engine for basic
+// graph patterns, the algebra (sparql_engine.hpp) for the rest. Anything
+// but a query_error (or an answer) is a finding; under ASan/UBSan so is any
 // memory or UB error on the way.
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include <rdf/query_engine.hpp>
+#include <rdf/sparql_algebra.hpp>
+#include <rdf/sparql_engine.hpp>
 #include <rdf/store.hpp>
 
 namespace {
@@ -36,10 +39,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const rdf::store_view v = sample().view();
         // A budget of a million rows: patterns that share no variable
         // multiply out, and a query past it is refused, not a finding.
-        const rdf::query_answer a = rdf::run_query(text, v, {.max_rows = 1 << 20});
-        if (a.rows.cells.size() != a.rows.rows() * a.rows.width()) __builtin_trap();
-        for (rdf::term_id id : a.rows.cells)
-            if (id != rdf::no_term && id >= v.dict.size()) __builtin_trap();
+        const rdf::sparql::query_tree q = rdf::sparql::parse_sparql(text);
+        if (rdf::sparql::as_bgp_query(q)) {
+            const rdf::query_answer a = rdf::run_query(text, v, {.max_rows = 1 << 20});
+            if (a.rows.cells.size() != a.rows.rows() * a.rows.width()) __builtin_trap();
+            for (rdf::term_id id : a.rows.cells)
+                if (id != rdf::no_term && id >= v.dict.size()) __builtin_trap();
+        } else {
+            rdf::sparql::evaluate_options o;
+            o.limits.max_rows = 1 << 20;
+            o.seed = 1;
+            const rdf::sparql::result r = rdf::sparql::evaluate(q, v, o);
+            if (r.rows.cells.size() != r.rows.rows() * r.rows.width()) __builtin_trap();
+            for (rdf::term_id id : r.rows.cells)
+                if (id != rdf::no_term && id >= v.dict.size() + r.pool.size()) __builtin_trap();
+        }
     } catch (const rdf::query_error&) {
     } catch (const rdf::result_too_large&) {
     }

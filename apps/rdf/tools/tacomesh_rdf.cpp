@@ -22,6 +22,8 @@
 #include <rdf/inference.hpp>
 #include <rdf/query_engine.hpp>
 #include <rdf/results.hpp>
+#include <rdf/sparql_algebra.hpp>
+#include <rdf/sparql_engine.hpp>
 #include <rdf/store_file.hpp>
 #include <tacomesh/cli/options.hpp>
 #if TACOMESH_WITH_MPI
@@ -32,17 +34,21 @@ namespace {
 
 const char* usage_text = R"(usage: tacomesh-rdf load  [options] --data FILE... --output STORE
        tacomesh-rdf query [options] --data FILE QUERY.rq
+       tacomesh-rdf parse [--base IRI] QUERY.rq
        tacomesh-rdf bench [options] --data FILE QUERY.rq...
 
-SPARQL queries (SELECT over one basic graph pattern: PREFIX, SELECT vars|*,
-DISTINCT, WHERE { triple patterns }, LIMIT) over RDF data, on tacomesh cores
-sharing the store through MESH.
+SPARQL 1.1 queries (SELECT, ASK, CONSTRUCT, DESCRIBE) over RDF data, on
+tacomesh cores sharing the store through MESH. Basic graph patterns under
+SELECT run on one core or split over the cores; other queries run on one core.
 
 commands:
   load     parse the data (and infer) once, write a compact binary STORE
-  query    answer QUERY.rq ('-' reads standard input); TSV (default) or JSON on stdout
-  bench    time the queries: one core, task-parallel (a pool of queries handed to
-           the cores) or data-parallel (each query split over the cores)
+  query    answer QUERY.rq ('-' reads standard input): SELECT and ASK as TSV (default),
+           JSON, XML or CSV results; CONSTRUCT and DESCRIBE as N-Triples
+  parse    check QUERY.rq's syntax only: exit 0 if it is a query we answer, else 1
+           with "line L, column C: ..." on stderr
+  bench    time the queries (basic graph patterns under SELECT): one core, task-parallel
+           (a pool of queries handed to the cores) or data-parallel (each split over the cores)
 
 data:
   --data FILE          N-Triples (plain or .gz), a STORE made by load, or an RDF/XML
@@ -62,8 +68,12 @@ running:
                        on more); bench: all three by default, or the one named
 
 query:
-  --count              print the number of result rows and nothing else
-  --format tsv|json    SPARQL 1.1 TSV or JSON results (default tsv)
+  --count              print the number of result rows (or triples) and nothing else
+  --format tsv|json|xml|csv   SPARQL 1.1 results format (default tsv); ASK prints true or
+                       false in TSV and CSV; CONSTRUCT and DESCRIBE print N-Triples
+  --base IRI           the IRI relative IRIs of the query resolve against, unless it has
+                       a BASE (default: none, and a relative IRI is an error: the data's
+                       IRIs are absolute, so it would match nothing)
   --explain            print the plan (join order, operators, estimates) on stderr
 
 limits (query and bench):
@@ -98,6 +108,7 @@ struct options {
     std::optional<model> mdl;
     bool count = false, json = false, explain = false, quiet = false;
     std::string format = "tsv";
+    std::optional<std::string> base; ///< --base
     std::uint64_t repeat = 20, runs = 5;
     rdf::query_limits limits; ///< --memory-limit, --max-intermediate-rows
 };
@@ -133,14 +144,14 @@ std::uint64_t byte_size(const std::string& opt, const std::string& v) {
 
 options parse(int argc, char** argv) {
     options o;
-    if (argc < 2) usage_error("no command (load, query or bench)");
+    if (argc < 2) usage_error("no command (load, query, parse or bench)");
     o.command = argv[1];
     if (o.command == "--help" || o.command == "-h") {
         std::fputs(usage_text, stdout);
         std::exit(0);
     }
-    if (o.command != "load" && o.command != "query" && o.command != "bench")
-        usage_error("unknown command '" + o.command + "' (load, query, bench)");
+    if (o.command != "load" && o.command != "query" && o.command != "bench" && o.command != "parse")
+        usage_error("unknown command '" + o.command + "' (load, query, parse, bench)");
     const tacomesh::cli::core_option_readers readers{
         .cores = [](const std::string& flag, const std::string& v) { return taco::core_id(number(flag, v, 1, 1024)); },
         .controller = {},
@@ -168,7 +179,10 @@ options parse(int argc, char** argv) {
             } else if (a == "--count") o.count = true;
             else if (a == "--format") {
                 o.format = value();
-                if (o.format != "tsv" && o.format != "json") usage_error("unknown format '" + o.format + "' (tsv, json)");
+                if (o.format != "tsv" && o.format != "json" && o.format != "xml" && o.format != "csv" && o.format != "nt")
+                    usage_error("unknown format '" + o.format + "' (tsv, json, xml, csv; nt for CONSTRUCT and DESCRIBE)");
+            } else if (a == "--base") {
+                o.base = value();
             } else if (a == "--json") o.json = true;
             else if (a == "--explain") o.explain = true;
             else if (a == "--quiet") o.quiet = true;
@@ -182,6 +196,10 @@ options parse(int argc, char** argv) {
         } catch (const std::invalid_argument& e) {
             usage_error(e.what());
         }
+    }
+    if (o.command == "parse") {
+        if (o.queries.size() != 1) usage_error("parse takes one QUERY.rq (or '-' for standard input)");
+        return o;
     }
     if (o.data.empty()) usage_error("no data: give --data FILE");
     if (o.command == "load" && !o.output) usage_error("load needs --output STORE");
@@ -208,9 +226,14 @@ void on_cluster(rdf::store& s, const options& o, taco::core_id cores, F&& fn) {
 
 std::string shown_name(const std::string& path) { return path == "-" ? "standard input" : path; }
 
-/// A query file's text, parsed once here so that a mistake is reported
-/// with the file it is in, before any data is loaded.
-std::string read_query(const std::string& path) {
+/// A query file's text and its algebra, parsed here so that a mistake is
+/// reported with the file it is in, before any data is loaded.
+struct query_file {
+    std::string text;
+    rdf::sparql::query_tree tree;
+};
+
+query_file read_query(const std::string& path, const options& o) {
     std::stringstream ss;
     if (path == "-") {
         if (std::cin.peek() != std::istream::traits_type::eof()) ss << std::cin.rdbuf();
@@ -224,13 +247,24 @@ std::string read_query(const std::string& path) {
         if (f.peek() != std::ifstream::traits_type::eof()) ss << f.rdbuf();
         if (f.bad()) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
     }
-    std::string text = ss.str();
+    query_file q;
+    q.text = ss.str();
     try {
-        (void)rdf::parse_query(text);
+        q.tree = rdf::sparql::parse_sparql(q.text, o.base.value_or(""));
     } catch (const rdf::query_error& e) {
         throw std::runtime_error(shown_name(path) + ": " + e.what()); // what(): "line L, column C: ..."
     }
-    return text;
+    return q;
+}
+
+/// A query the parallel models and the benchmark take: a basic graph
+/// pattern under SELECT, as text they parse again on every core.
+std::string bgp_text(const std::string& path, const options& o) {
+    query_file q = read_query(path, o);
+    if (!rdf::sparql::as_bgp_query(q.tree))
+        throw std::runtime_error(shown_name(path) + ": bench times basic graph patterns under SELECT (with DISTINCT and "
+                                                    "LIMIT); time other queries with 'tacomesh-rdf query'");
+    return std::move(q.text);
 }
 
 double since(std::chrono::steady_clock::time_point t0) {
@@ -307,9 +341,52 @@ void explain(const rdf::query_answer& a, const std::string& text, const rdf::sto
     }
 }
 
+/// A query beyond a basic graph pattern: the algebra on one core (sparql_engine.hpp).
+int run_algebra_query(const options& o, const query_file& q, loaded& l) {
+    const taco::core_id cores = o.where.cores.value_or(1);
+    if (!o.quiet && (cores > 1 || o.mdl == model::data))
+        std::fprintf(stderr, "note: only basic graph patterns under SELECT split over the cores; this query runs on one core\n");
+    const auto t0 = std::chrono::steady_clock::now();
+    rdf::sparql::evaluate_options eo;
+    eo.limits = o.limits;
+    const rdf::sparql::result r = rdf::sparql::evaluate(q.tree, l.store.view(), eo);
+    const double seconds = since(t0);
+    const rdf::sparql::result_terms terms(l.store.view().dict, r.pool);
+    using form = rdf::sparql::query_tree::form;
+    const bool graph = r.what == form::construct || r.what == form::describe;
+    const std::size_t n = graph ? r.triples.size() : r.what == form::ask ? std::size_t(r.boolean) : r.rows.rows();
+    std::string out;
+    if (o.count) out = std::to_string(n) + "\n";
+    else if (graph) rdf::append_ntriples(out, r.triples, terms);
+    else if (r.what == form::ask) rdf::append_boolean(out, r.boolean, o.format);
+    else if (o.format == "json") rdf::append_json(out, r.rows, r.names, terms);
+    else if (o.format == "xml") rdf::append_xml(out, r.rows, r.names, terms);
+    else if (o.format == "csv") rdf::append_csv(out, r.rows, r.names, terms);
+    else rdf::append_tsv(out, r.rows, r.names, terms);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    if (!o.quiet)
+        std::fprintf(stderr, "%zu %s in %.3f ms (one core)\n", n, graph ? "triples" : r.what == form::ask ? "(ask)" : "rows",
+                     seconds * 1e3);
+    return 0;
+}
+
+int run_parse_command(const options& o) {
+    const query_file q = read_query(o.queries[0], o);
+    using form = rdf::sparql::query_tree::form;
+    if (!o.quiet) {
+        const char* what = q.tree.what == form::select ? "SELECT" : q.tree.what == form::ask ? "ASK" : q.tree.what == form::construct ? "CONSTRUCT" : "DESCRIBE";
+        std::printf("%s: a %s query%s\n", shown_name(o.queries[0]).c_str(), what,
+                    rdf::sparql::as_bgp_query(q.tree) ? " over one basic graph pattern" : "");
+    }
+    return 0;
+}
+
 int run_query_command(const options& o) {
-    const std::string text = read_query(o.queries[0]);
+    const query_file q = read_query(o.queries[0], o);
     loaded l = load_inputs(o);
+    const std::optional<rdf::query> bgp = rdf::sparql::as_bgp_query(q.tree);
+    if (!bgp || (o.format != "tsv" && o.format != "json")) return run_algebra_query(o, q, l);
+    const std::string& text = q.text;
     const taco::core_id cores = o.where.cores.value_or(1);
     const model m = o.mdl.value_or(cores > 1 ? model::data : model::single);
     rdf::query_answer a;
@@ -319,7 +396,7 @@ int run_query_command(const options& o) {
     std::vector<std::uint64_t> rows_per_core;
     std::vector<double> seconds_per_core;
     auto t0 = std::chrono::steady_clock::now();
-    if (m == model::single) a = rdf::run_query(text, l.store.view(), o.limits);
+    if (m == model::single) a = rdf::answer(rdf::prepare(*bgp, l.store.view(), 1, o.limits), l.store.view());
     else
         on_cluster(l.store, o, cores, [&](rdf::rdf_cluster& c) {
             c.limits(o.limits);
@@ -366,7 +443,7 @@ std::string base_name(const std::string& p) { return p.substr(p.find_last_of('/'
 
 int run_bench_command(const options& o) {
     std::vector<std::string> texts;
-    for (const auto& q : o.queries) texts.push_back(read_query(q));
+    for (const auto& q : o.queries) texts.push_back(bgp_text(q, o));
     loaded l = load_inputs(o);
     const taco::core_id cores = o.where.cores.value_or(default_cores());
     const bool all = !o.mdl;
@@ -458,6 +535,7 @@ int main(int argc, char** argv) {
     try {
         if (o.command == "load") return run_load_command(o);
         if (o.command == "query") return run_query_command(o);
+        if (o.command == "parse") return run_parse_command(o);
         return run_bench_command(o);
     } catch (const rdf::load_error& e) {
         std::fprintf(stderr, "tacomesh-rdf: %s\n", e.what());

@@ -81,7 +81,15 @@ void sparql_lexer::advance() {
 void sparql_lexer::lex_token() {
     const char c = text_[pos_];
     const char c1 = at(pos_ + 1);
-    if (c == '<') return lex_iri();
+    // '<' starts an IRI only if one closes before a character no IRI may
+    // hold (the grammar's IRIREF token, longest match): else it is the
+    // operator '<' or '<=' (FILTER(?a < 3)).
+    if (c == '<') {
+        if (iri_ahead()) return lex_iri();
+        return punct(c1 == '=' ? 2 : 1);
+    }
+    if ((c == '!' || c == '>') && c1 == '=') return punct(2);
+    if ((c == '&' && c1 == '&') || (c == '|' && c1 == '|')) return punct(2);
     if (c == '"' || c == '\'') return lex_string(c);
     if (c == '?' || c == '$') {
         if (pos_ + 1 < text_.size() && is_varname_start(decode_utf8(text_, pos_ + 1).cp)) return lex_var();
@@ -104,6 +112,17 @@ void sparql_lexer::lex_token() {
     if (u >= 0x80 || is_ascii_alpha(u)) return lex_word();
     if (u > 0x20 && u < 0x7F && !is_ascii_digit(u)) return punct(1); // '{', '.', and operators to reject by name
     bad_char(pos_);
+}
+
+bool sparql_lexer::iri_ahead() const {
+    for (std::size_t i = pos_ + 1; i < text_.size(); ++i) {
+        const char c = text_[i];
+        if (c == '>') return true;
+        if (static_cast<unsigned char>(c) <= 0x20 || c == '<' || c == '"' || c == '{' || c == '}' || c == '|' ||
+            c == '^' || c == '`')
+            return false;
+    }
+    return false;
 }
 
 void sparql_lexer::punct(std::size_t n) {

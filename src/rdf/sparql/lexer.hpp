@@ -22,7 +22,7 @@ struct sparql_token {
         integer,
         decimal,
         dbl,     ///< numbers: value is the text as written, sign included
-        punct,   ///< value: the character(s), "^^" being the only two-character one
+        punct,   ///< value: the character(s); two-character ones: ^^ != <= >= && ||
     };
     kind k = kind::end;
     std::size_t begin = 0, end = 0; ///< byte offsets in the query text
@@ -37,6 +37,15 @@ public:
 
     /// The next token into token(), skipping space and comments.
     void advance();
+    /// The current token lexed again as an IRI (the parser found '<' where
+    /// only a term can stand): an IRI token, or its error.
+    void reread_as_iri() {
+        pos_ = tok_.begin;
+        tok_ = sparql_token{};
+        tok_.begin = pos_;
+        lex_iri();
+        tok_.end = pos_;
+    }
     /// The current token; the parser may take its strings (it advances next).
     sparql_token& token() noexcept { return tok_; }
     std::string_view text() const noexcept { return text_; }
@@ -58,6 +67,7 @@ private:
     [[noreturn]] void bad_char(std::size_t i) const;
     void lex_token();
     void punct(std::size_t n);
+    bool iri_ahead() const;
     char32_t read_uchar(std::size_t backslash);
     void lex_iri();
     void lex_string(char q);

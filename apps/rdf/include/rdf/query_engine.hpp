@@ -28,11 +28,15 @@ struct prepared_query {
 
 /// `ways`: planned to run split over that many cores (make_plan).
 /// `limits`: the budget for the tables its joins build (execute.hpp).
-inline prepared_query prepare(std::string_view text, const store_view& v, unsigned ways = 1, const query_limits& limits = {}) {
+inline prepared_query prepare(const query& q, const store_view& v, unsigned ways = 1, const query_limits& limits = {}) {
     prepared_query p;
-    p.encoded = encode(parse_query(text), v.dict, limits);
+    p.encoded = encode(q, v.dict, limits);
     p.chosen = make_plan(p.encoded, v, std::nullopt, ways);
     return p;
+}
+
+inline prepared_query prepare(std::string_view text, const store_view& v, unsigned ways = 1, const query_limits& limits = {}) {
+    return prepare(parse_query(text), v, ways, limits);
 }
 
 /// Run a prepared query.

@@ -1,9 +1,13 @@
 #pragma once
 // Query results out: decoding ids to terms happens here and only here.
 // Formats: SPARQL 1.1 TSV (terms in N-Triples form, which the dictionary's
-// keys already are, so a row is copied, not converted) and SPARQL 1.1 JSON
-// results.
+// keys already are, so a row is copied, not converted), SPARQL 1.1 JSON,
+// SPARQL XML and CSV results; ASK's boolean in each; N-Triples for the
+// graphs of CONSTRUCT and DESCRIBE. Ids are read through any term_keys
+// (the store's dictionary, or a SPARQL result's terms).
 #include <algorithm>
+#include <array>
+#include <span>
 #include <cstddef>
 #include <cstdio>
 #include <string>
@@ -11,6 +15,7 @@
 
 #include <rdf/execute.hpp>
 #include <rdf/term.hpp>
+#include <rdf/term_keys.hpp>
 
 namespace rdf {
 
@@ -24,8 +29,8 @@ concept text_buffer = requires(T& t, const char* p, std::size_t n, char c) {
 };
 
 /// The rows of a TSV result, without the header line.
-template <text_buffer Out>
-void append_tsv_rows(Out& out, const table& rows, const dictionary_view& dict) {
+template <text_buffer Out, term_keys Keys>
+void append_tsv_rows(Out& out, const table& rows, const Keys& dict) {
     const std::size_t w = rows.width();
     for (std::size_t r = 0; r < rows.rows(); ++r) {
         for (std::size_t c = 0; c < w; ++c) {
@@ -48,7 +53,8 @@ void append_tsv_rows(Out& out, const table& rows, const dictionary_view& dict) {
 
 /// The bytes append_tsv_rows writes for `rows` (a tab inside a term, which
 /// it escapes, aside).
-inline std::size_t tsv_rows_bytes(const table& rows, const dictionary_view& dict) noexcept {
+template <term_keys Keys>
+std::size_t tsv_rows_bytes(const table& rows, const Keys& dict) noexcept {
     const std::size_t w = rows.width();
     std::size_t n = rows.rows() * std::max<std::size_t>(w, 1); // a tab between cells, and the line end
     for (const term_id id : rows.cells)
@@ -79,7 +85,8 @@ inline void append_tsv_header(std::string& out, const std::vector<std::string>& 
     out += '\n';
 }
 
-inline void append_tsv(std::string& out, const table& rows, const std::vector<std::string>& names, const dictionary_view& dict) {
+template <term_keys Keys>
+void append_tsv(std::string& out, const table& rows, const std::vector<std::string>& names, const Keys& dict) {
     append_tsv_header(out, names);
     append_tsv_rows(out, rows, dict);
 }
@@ -104,7 +111,8 @@ inline void append_json_string(std::string& out, std::string_view s) {
 }
 } // namespace detail
 
-inline void append_json(std::string& out, const table& rows, const std::vector<std::string>& names, const dictionary_view& dict) {
+template <term_keys Keys>
+void append_json(std::string& out, const table& rows, const std::vector<std::string>& names, const Keys& dict) {
     out += "{\"head\":{\"vars\":[";
     for (std::size_t c = 0; c < names.size(); ++c) {
         if (c) out += ',';
@@ -138,6 +146,135 @@ inline void append_json(std::string& out, const table& rows, const std::vector<s
         out += '}';
     }
     out += "]}}\n";
+}
+
+namespace detail {
+inline void append_xml_escaped(std::string& out, std::string_view s) {
+    for (const char c : s) {
+        switch (c) {
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '&': out += "&amp;"; break;
+        case '"': out += "&quot;"; break;
+        default: out += c;
+        }
+    }
+}
+} // namespace detail
+
+/// SPARQL Query Results XML Format (W3C recommendation, 2013).
+template <term_keys Keys>
+void append_xml(std::string& out, const table& rows, const std::vector<std::string>& names, const Keys& dict) {
+    out += "<?xml version=\"1.0\"?>\n<sparql xmlns=\"http://www.w3.org/2005/sparql-results#\">\n<head>";
+    for (const std::string& n : names) {
+        out += "<variable name=\"";
+        detail::append_xml_escaped(out, n);
+        out += "\"/>";
+    }
+    out += "</head>\n<results>\n";
+    const std::size_t w = rows.width();
+    for (std::size_t r = 0; r < rows.rows(); ++r) {
+        out += "<result>";
+        for (std::size_t c = 0; c < w; ++c) {
+            const term_id id = rows.cells[r * w + c];
+            if (id == no_term) continue;
+            const term t = parse_key(dict.key(id));
+            out += "<binding name=\"";
+            detail::append_xml_escaped(out, names[c]);
+            out += "\">";
+            if (t.kind == term_kind::iri) {
+                out += "<uri>";
+                detail::append_xml_escaped(out, t.value);
+                out += "</uri>";
+            } else if (t.kind == term_kind::blank) {
+                out += "<bnode>";
+                detail::append_xml_escaped(out, t.value);
+                out += "</bnode>";
+            } else {
+                out += "<literal";
+                if (!t.lang.empty()) {
+                    out += " xml:lang=\"";
+                    detail::append_xml_escaped(out, t.lang);
+                    out += '"';
+                } else if (!t.datatype.empty()) {
+                    out += " datatype=\"";
+                    detail::append_xml_escaped(out, t.datatype);
+                    out += '"';
+                }
+                out += '>';
+                detail::append_xml_escaped(out, t.value);
+                out += "</literal>";
+            }
+            out += "</binding>";
+        }
+        out += "</result>\n";
+    }
+    out += "</results>\n</sparql>\n";
+}
+
+/// SPARQL 1.1 CSV results: the header without '?', each term as its plain
+/// text (IRIs and literals' lexical forms, blank nodes as _:label), quoted
+/// where it holds a comma, a quote or a line end; the format drops
+/// datatypes and language tags by design (its section 2).
+template <term_keys Keys>
+void append_csv(std::string& out, const table& rows, const std::vector<std::string>& names, const Keys& dict) {
+    auto field = [&](std::string_view s) {
+        if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
+            out += s;
+            return;
+        }
+        out += '"';
+        for (const char c : s) {
+            if (c == '"') out += '"';
+            out += c;
+        }
+        out += '"';
+    };
+    for (std::size_t c = 0; c < names.size(); ++c) {
+        if (c) out += ',';
+        field(names[c]);
+    }
+    out += "\r\n";
+    const std::size_t w = rows.width();
+    for (std::size_t r = 0; r < rows.rows(); ++r) {
+        for (std::size_t c = 0; c < w; ++c) {
+            if (c) out += ',';
+            const term_id id = rows.cells[r * w + c];
+            if (id == no_term) continue;
+            const term t = parse_key(dict.key(id));
+            field(t.kind == term_kind::blank ? "_:" + t.value : t.value);
+        }
+        out += "\r\n";
+    }
+}
+
+/// ASK's answer: SPARQL JSON and XML results, or true / false as the text of TSV and CSV.
+inline void append_boolean(std::string& out, bool answer, std::string_view format) {
+    const char* word = answer ? "true" : "false";
+    if (format == "json") {
+        out += "{\"head\":{},\"boolean\":";
+        out += word;
+        out += "}\n";
+    } else if (format == "xml") {
+        out += "<?xml version=\"1.0\"?>\n<sparql xmlns=\"http://www.w3.org/2005/sparql-results#\">\n<head></head>\n<boolean>";
+        out += word;
+        out += "</boolean>\n</sparql>\n";
+    } else {
+        out += word;
+        out += '\n';
+    }
+}
+
+/// A graph (CONSTRUCT, DESCRIBE) as N-Triples: the keys are N-Triples terms already.
+template <term_keys Keys>
+void append_ntriples(std::string& out, std::span<const std::array<term_id, 3>> triples, const Keys& dict) {
+    for (const auto& t : triples) {
+        for (const term_id id : t) {
+            out += dict.key(id);
+            out += ' ';
+        }
+        out += ".\n";
+    }
 }
 
 } // namespace rdf

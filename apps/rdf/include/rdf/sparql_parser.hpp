@@ -1,24 +1,17 @@
 #pragma once
-// The SPARQL front end: a hand-written recursive-descent parser for the
-// subset of SPARQL 1.1 the engine can answer, producing rdf::query. Anything
-// outside the subset is rejected with an rdf::query_error that names the
-// construct, rather than being half-understood: a query that silently drops
-// an OPTIONAL or a FILTER would print wrong answers with no hint why.
+// The SPARQL front end: a hand-written recursive-descent parser for SPARQL
+// 1.1 queries (SELECT, CONSTRUCT, ASK, DESCRIBE, with every graph pattern,
+// expression, property path, aggregate and solution modifier of the
+// grammar), producing the algebra (sparql_algebra.hpp: parse_sparql), which
+// sparql_engine.hpp answers. parse_query gives the form the BGP engine and
+// the parallel models take, for a query that is one basic graph pattern
+// under SELECT:
 //
 //   rdf::query q = rdf::parse_query("SELECT ?x WHERE { ?x a <http://e/C> }");
 //
-// The accepted language (keywords case-insensitive, except 'a'):
-//
-//   query    := prologue SELECT (DISTINCT|REDUCED)? (var+ | '*') WHERE? group (LIMIT integer)?
-//   prologue := (BASE iri | PREFIX pname_ns iri)*
-//   group    := '{' (triples ('.' triples?)*)? '}'
-//   triples  := subject props | '[' props ']' props?
-//   props    := verb object (',' object)* (';' (verb object (',' object)*)?)*
-//   verb     := var | iri | pname | 'a'
-//   subject  := var | iri | pname | blank
-//   object   := subject | literal
-//   blank    := _:label | '[' ']' | '[' props ']'
-//   literal  := string ('@' lang | '^^' (iri | pname))? | number | true | false
+// What is refused, with its position: SPARQL Update, dataset clauses (FROM,
+// FROM NAMED: queries run over the loaded data, the default graph), SERVICE.
+// GRAPH is parsed and matches nothing: the store has no named graphs.
 //
 // Blank nodes of the query are variables named "_:label" (see query.hpp);
 // '[]' and '[ props ]' get fresh names "_:anonN" that no label of the query
@@ -28,9 +21,10 @@
 // - IRIs are resolved against BASE by RFC 3986 section 5.2 (uriparser),
 //   dot segments removed ("a/../b" is "b"), nothing else normalised (case,
 //   percent escapes and non-ASCII characters stay as written). The first
-//   BASE must be absolute; a later one resolves against it. With no BASE,
-//   IRIs stay as written, relative ones too. A prefixed name is its
-//   namespace (resolved when declared) and local part put together.
+//   BASE must be absolute; a later one resolves against it. With no BASE
+//   (and no base given to parse_sparql) a relative IRI is an error: the
+//   data's IRIs are absolute, so it would match nothing. A prefixed name is
+//   its namespace (resolved when declared) and local part put together.
 // - \u and \U escapes are decoded inside IRIs and strings only, not in the
 //   whole query text as SPARQL 1.1 (19.2) allows; nobody writes keywords that
 //   way, and decoding first would make error columns point at the wrong bytes.
@@ -57,8 +51,10 @@ inline constexpr std::size_t sparql_max_query_bytes = std::size_t(16) << 20;
 
 } // namespace detail
 
-/// Parses one SELECT query of the subset described at the top of this
-/// file. Throws query_error (what() starts with "line L, column C: ").
+/// Parses a SELECT query over one basic graph pattern (DISTINCT, REDUCED,
+/// LIMIT allowed). Throws query_error (what() starts with "line L, column
+/// C: ") for a syntax error, and for any other query: parse_sparql
+/// (sparql_algebra.hpp) takes those.
 query parse_query(std::string_view text);
 
 } // namespace rdf
