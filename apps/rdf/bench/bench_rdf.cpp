@@ -3,6 +3,8 @@
 //
 //   load/lubm1_inferred            N-Triples .gz -> indexed store (bytes_per_triple counter)
 //   query/qNN                      one core: parse, plan, execute, materialise every term as TSV
+//   sparql11/sNN_feature           one core, a SPARQL 1.1 feature query (data/queries11) through the
+//                                  algebra: parse, evaluate, materialise as query/qNN
 //   data/qNN/{threads,processes}/cores:C   one query split over C cores (latency)
 //   data5/qNN/...                          the same on LUBM(5) (renamed copies)
 //   task/{threads,processes}/cores:C       the 14 queries x 100 handed out by the pool (queries_per_s)
@@ -16,11 +18,14 @@
 #include <benchmark/benchmark.h>
 #include <paired.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <rdf/engine.hpp>
@@ -28,6 +33,8 @@
 #include <rdf/lubm_scale.hpp>
 #include <rdf/query_engine.hpp>
 #include <rdf/results.hpp>
+#include <rdf/sparql_algebra.hpp>
+#include <rdf/sparql_engine.hpp>
 
 namespace {
 
@@ -84,6 +91,45 @@ void query(benchmark::State& state, int q) {
     std::size_t rows = 0;
     for (auto _ : state) {
         rows = rdf::answer_as_tsv(queries()[std::size_t(q)], v, out);
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.counters["rows"] = double(rows);
+}
+
+/// The SPARQL 1.1 feature queries (data/queries11: a file per feature, over
+/// LUBM), by file name in order.
+const std::vector<std::pair<std::string, std::string>>& queries11() {
+    static const std::vector<std::pair<std::string, std::string>> q = [] {
+        std::vector<std::pair<std::string, std::string>> out;
+        for (const auto& e : std::filesystem::directory_iterator(data + "/queries11"))
+            if (e.path().extension() == ".rq") out.emplace_back(e.path().stem().string(), rdf::read_text_file(e.path().string()));
+        std::sort(out.begin(), out.end());
+        return out;
+    }();
+    return q;
+}
+
+/// As query/qNN for a SPARQL 1.1 query, through the algebra (sparql_engine.hpp):
+/// parse, evaluate, materialise every term (TSV; ASK's boolean; CONSTRUCT's N-Triples).
+void sparql11(benchmark::State& state, std::size_t q) {
+    const rdf::store_view v = inferred().view();
+    std::string out;
+    std::size_t rows = 0;
+    for (auto _ : state) {
+        const rdf::sparql::result r = rdf::sparql::evaluate(rdf::sparql::parse_sparql(queries11()[q].second), v);
+        const rdf::sparql::result_terms keys(v.dict, r.pool);
+        out.clear();
+        using form = rdf::sparql::query_tree::form;
+        if (r.what == form::ask) {
+            rdf::append_boolean(out, r.boolean, "tsv");
+            rows = r.boolean;
+        } else if (r.what == form::select) {
+            rdf::append_tsv(out, r.rows, r.names, keys);
+            rows = r.rows.rows();
+        } else {
+            rdf::append_ntriples(out, r.triples, keys);
+            rows = r.triples.size();
+        }
         benchmark::DoNotOptimize(out.data());
     }
     state.counters["rows"] = double(rows);
@@ -151,6 +197,8 @@ const int registered = [] {
         std::snprintf(name, sizeof name, "query/q%02d", q + 1);
         benchmark::RegisterBenchmark(name, query, q)->Unit(benchmark::kMicrosecond);
     }
+    for (std::size_t q = 0; q < queries11().size(); ++q)
+        benchmark::RegisterBenchmark(("sparql11/" + queries11()[q].first).c_str(), sparql11, q)->Unit(benchmark::kMicrosecond);
     const std::vector<taco::core_id> core_counts = smoke ? std::vector<taco::core_id>{1, 2} : std::vector<taco::core_id>{1, 2, 4};
     for (auto mode : {rdf::execution_mode::threads, rdf::execution_mode::processes}) {
         const std::string m = rdf::name(mode);

@@ -2,7 +2,8 @@
 """tacomesh-rdf against its peers in the same run (apps/rdf/README.md).
 
 Alternates, ROUNDS times, our benchmark binary (bench_rdf: load, the 14
-queries on one core, data-parallel latency on LUBM(1) and LUBM(5) and
+queries on one core, the SPARQL 1.1 feature queries of data/queries11 on one
+core, data-parallel latency on LUBM(1) and LUBM(5) and
 task-parallel throughput on 1 and 2 cores, inference) and peers.py (pyoxigraph: load, memory, the same
 14 queries; owlrl: the closure, once, with --owlrl), so that the host's
 vCPU placement moves both alike. Reports ratios, not bare times, as JSON
@@ -19,7 +20,7 @@ data = os.path.join(here, "..", "data")
 
 def run_ours(bench, smoke):
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        flt = "load|query/|data5?/q../threads/cores:[12]/|task/threads/cores:[12]/|infer/threads/cores:[12]/"
+        flt = "load|query/|sparql11/|data5?/q../threads/cores:[12]/|task/threads/cores:[12]/|infer/threads/cores:[12]/"
         env = dict(os.environ, **({"BENCH_SMOKE": "1"} if smoke else {}))
         subprocess.run([bench, f"--benchmark_filter={flt}", f"--benchmark_out={out.name}", "--benchmark_out_format=json"],
                        check=True, stdout=subprocess.DEVNULL, env=env)
@@ -29,9 +30,9 @@ def run_ours(bench, smoke):
     return {x["name"].split("/iterations")[0].split("/manual_time")[0]: dict(x, ms=x["real_time"] * scale[x["time_unit"]]) for x in b}
 
 
-def run_peer(python, modes, smoke):
+def run_peer(python, modes, smoke, queries="queries", expected="lubm"):
     args = [python, os.path.join(here, "peers.py"), "--data", os.path.join(data, "lubm1-inferred.nt.gz"),
-            "--queries", os.path.join(data, "queries"), "--only", modes]
+            "--queries", os.path.join(data, queries), "--only", modes, "--expected", expected]
     if "infer" in modes:
         args += ["--infer-data", os.path.join(data, "lubm1-raw.nt.gz"), "--ontology", os.path.join(data, "univ-bench.owl")]
     if smoke:
@@ -56,6 +57,8 @@ def main():
         modes = "load,memory,queries" + (",infer" if a.owlrl and r == 0 else "")
         print(f"round {r + 1}/{a.rounds}: peers ({modes})", file=sys.stderr)
         peers.append(run_peer(a.python, modes, a.smoke))
+        # The SPARQL 1.1 feature queries (data/queries11), in the same round.
+        peers[-1]["queries11"] = run_peer(a.python, "queries", a.smoke, "queries11", "none")["queries"]
 
     med = statistics.median
     def o(name, key="ms"):
@@ -76,6 +79,19 @@ def main():
                              "ratio": ratio, "rows": ours[0][f"query/{q}"]["rows"]}
     res["sum"] = {"ours_ms": med(s[0] for s in sums), "pyoxigraph_ms": med(s[1] for s in sums),
                   "ratio": med(s[0] / s[1] for s in sums), "target": "<= 0.5, and no query slower"}
+    # Each SPARQL 1.1 feature query: our time over pyoxigraph's, and whether
+    # the two found the same number of solutions (the differential test
+    # compares the answers themselves).
+    res["sparql11"] = {}
+    for name in sorted(k.split("/", 1)[1] for k in ours[0] if k.startswith("sparql11/")):
+        pq = [p["queries11"]["per_query"][name] for p in peers]
+        res["sparql11"][name] = {"ours_ms": o(f"sparql11/{name}"), "pyoxigraph_ms": med(q["median_ms"] for q in pq),
+                                 "ratio": med(x[f"sparql11/{name}"]["ms"] / q["median_ms"] for x, q in zip(ours, pq)),
+                                 "rows": ours[0][f"sparql11/{name}"]["rows"], "pyoxigraph_rows": pq[0]["rows"],
+                                 "target": "<= 0.5"}
+    if res["sparql11"]:
+        res["sparql11_max_ratio"] = max(v["ratio"] for v in res["sparql11"].values())
+        res["sparql11_rows_agree"] = all(v["rows"] == v["pyoxigraph_rows"] for v in res["sparql11"].values())
     res["task_speedup_2v1"] = med(x["task/threads/cores:2"]["queries_per_s"] / x["task/threads/cores:1"]["queries_per_s"] for x in ours)
     for key, dataset in (("data_speedup_2v1", "data"), ("data5_speedup_2v1", "data5")):
         if f"{dataset}/q02/threads/cores:1" in ours[0]:  # no LUBM(5) entries in a smoke run
@@ -100,6 +116,9 @@ def main():
          f"| sum of Q1..Q14, one core | {res['sum']['ours_ms']:.2f} ms | {res['sum']['pyoxigraph_ms']:.1f} ms | {res['sum']['ratio']:.3f} (<= 0.5) |",
          f"| slowest query ratio | | | {max(v['ratio'] for v in res['queries'].values()):.3f} (<= 1) |",
          f"| task-parallel, 2 cores vs 1 | | | {res['task_speedup_2v1']:.2f}x (>= 1.8) |"]
+    for name, v in res["sparql11"].items():
+        t.append(f"| SPARQL 1.1 {name}, one core | {v['ours_ms']:.3f} ms | {v['pyoxigraph_ms']:.3f} ms | {v['ratio']:.3f} (<= 0.5)"
+                 + ("" if v["rows"] == v["pyoxigraph_rows"] else f" ROWS DIFFER: {v['rows']} vs {v['pyoxigraph_rows']}") + " |")
     for key, name in (("data_speedup_2v1", "LUBM(1)"), ("data5_speedup_2v1", "LUBM(5)")):
         for q, s in res.get(key, {}).items():
             t.append(f"| data-parallel {q}, {name}, 2 cores vs 1 | | | {s:.2f}x (>= 1.6) |")

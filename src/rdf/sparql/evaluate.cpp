@@ -4,6 +4,7 @@
 #include <rdf/sparql_engine.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -26,13 +27,12 @@ namespace rdf::sparql {
 
 term_id term_pool::intern(const dictionary_view& dict, std::string_view k) {
     if (const term_id id = dict.find(k); id != no_term) return id;
-    const auto it = ids_.find(std::string(k));
+    const auto it = ids_.find(k);
     if (it != ids_.end()) return it->second;
     if (std::uint64_t(base_) + keys_.size() >= std::uint64_t(no_term))
         throw std::runtime_error("the query made more terms than 32-bit ids can number");
     const term_id id = term_id(base_ + keys_.size());
-    keys_.emplace_back(k);
-    ids_.emplace(std::string(k), id);
+    ids_.emplace(std::string_view(keys_.emplace_back(k)), id);
     return id;
 }
 
@@ -64,12 +64,26 @@ struct row_ref {
 class evaluator {
 public:
     evaluator(const store_view& v, const evaluate_options& o, term_pool& pool, const std::string& base)
-        : v_(v), o_(o), pool_(pool), terms_(v.dict, pool), ctx_(function_options{base, o.seed, std::nullopt, "q.b"}) {}
+        : v_(v), o_(o), pool_(pool), terms_(v.dict, pool), ctx_(function_options{base, seed_of(o), std::nullopt, "q.b"}) {}
+
+    /// RAND's seed unless the caller fixed one: the clock's nanoseconds,
+    /// mixed. std::random_device opens the kernel's source on each query,
+    /// which cost more than a whole ASK over a BGP (55 us, a sixth of it).
+    static std::uint64_t seed_of(const evaluate_options& o) {
+        if (o.seed) return *o.seed;
+        std::uint64_t x = std::uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+        x ^= x >> 33;
+        x *= 0xff51afd7ed558ccdull;
+        return x ^ (x >> 33);
+    }
 
     result run(const query_tree& q) {
         result r;
         r.what = q.what;
-        table t = solve(q, nullptr);
+        // ASK over a BGP alone needs one solution.
+        const bool first_only = q.what == query_tree::form::ask && q.where.what == gp_kind::bgp && !q.grouped &&
+                                q.having.empty() && !q.values && q.offset == 0;
+        table t = first_only ? bgp(q.where.triples, nullptr, 1) : solve(q, nullptr);
         switch (q.what) {
         case query_tree::form::select:
             for (const projection_item& i : q.projection) r.names.push_back(i.var);
@@ -147,6 +161,7 @@ private:
         case gp_kind::join: {
             table a = eval(g.children[0], outer);
             if (a.rows() == 0) return with_vars(std::move(a), g.children[1]);
+            if (a.rows() <= bind_join_rows && g.children[1].what == gp_kind::bgp) return bind_join(a, g.children[1], outer);
             return join(a, eval(g.children[1], outer));
         }
         case gp_kind::left_join: return left_join(eval(g.children[0], outer), eval(g.children[1], outer), g.filter, outer);
@@ -205,10 +220,14 @@ private:
         return s;
     }
 
-    table bgp(const std::vector<triple_pattern>& triples, const outer_bindings* outer) {
+    /// `limit`: the rows wanted (ASK and EXISTS want one): the BGP engine
+    /// stops there (execute.hpp's execute_limited).
+    table bgp(const std::vector<triple_pattern>& triples, const outer_bindings* outer,
+              std::optional<std::uint64_t> limit = std::nullopt) {
         if (triples.empty()) return unit();
         encoded_query e;
         e.limits = o_.limits;
+        e.limit = limit;
         for (const triple_pattern& t : triples) {
             encoded_pattern p;
             p.at = {to_slot(t.s, outer, e.unsatisfiable), to_slot(t.p, outer, e.unsatisfiable),
@@ -227,6 +246,58 @@ private:
     }
 
     // ---- joins -----------------------------------------------------------
+
+    /// Few rows on the left of a join with a BGP (VALUES, a sub-query's top
+    /// rows): the BGP is answered once per row, the row's values as its
+    /// constants, rather than in full and joined after: a VALUES of two
+    /// departments made the BGP of all members and then kept a sixth of them.
+    static constexpr std::size_t bind_join_rows = 32;
+
+    table bind_join(const table& a, const graph_pattern& b, const outer_bindings* outer) {
+        table out;
+        out.vars = a.vars;
+        for (const std::string& name : in_scope_variables(b))
+            if (out.column_of(var(name)) < 0) out.vars.push_back(var(name));
+        std::vector<var_id> vars;
+        std::vector<term_id> vals;
+        for (std::size_t r = 0; r < a.rows(); ++r) {
+            const auto row = a.row(r);
+            vars.clear();
+            vals.clear();
+            for (std::size_t c = 0; c < a.width(); ++c)
+                if (row[c] != no_term) {
+                    vars.push_back(a.vars[c]);
+                    vals.push_back(row[c]);
+                }
+            if (outer && outer->vars)
+                for (std::size_t i = 0; i < outer->vars->size(); ++i)
+                    if (std::find(vars.begin(), vars.end(), (*outer->vars)[i]) == vars.end()) {
+                        vars.push_back((*outer->vars)[i]);
+                        vals.push_back(outer->values[i]);
+                    }
+            const outer_bindings bound{&vars, vals};
+            const table t = bgp(b.triples, &bound);
+            // The row, then what the BGP bound that the row did not (its
+            // substituted variables are not among the BGP's columns).
+            std::vector<int> from(out.width(), -1);
+            for (std::size_t c = a.width(); c < out.width(); ++c) from[c] = t.column_of(out.vars[c]);
+            for (std::size_t k = 0; k < t.rows(); ++k) {
+                const auto got = t.row(k);
+                for (std::size_t c = 0; c < out.width(); ++c) {
+                    term_id x = c < a.width() ? row[c] : no_term;
+                    if (from[c] >= 0) x = got[std::size_t(from[c])];
+                    if (c < a.width() && x == no_term) {
+                        const int tc = t.column_of(out.vars[c]); // an UNDEF of the row the BGP bound
+                        if (tc >= 0) x = got[std::size_t(tc)];
+                    }
+                    out.cells.push_back(x);
+                }
+                ++out.count;
+            }
+            check_rows(out.rows(), out.width(), "join");
+        }
+        return out;
+    }
 
     struct join_shape {
         std::vector<var_id> vars;              ///< the output's: a's, then b's new ones
@@ -429,8 +500,7 @@ private:
         if (existing < 0) out.vars.push_back(x);
         for (std::size_t r = 0; r < t.rows(); ++r) {
             ctx_.next_solution();
-            const value val = eval_expr(e, row_ref{&t, r, outer});
-            const term_id id = val ? intern(*val) : no_term;
+            const term_id id = eval_id(e, row_ref{&t, r, outer});
             const auto row = t.row(r);
             out.cells.insert(out.cells.end(), row.begin(), row.end());
             // A SELECT expression's variable may be one GROUP BY named already (the same value).
@@ -473,8 +543,7 @@ private:
             for (const auto& [c, e] : todo) {
                 term_id& cell = out.cells[r * w + std::size_t(c)];
                 if (cell != no_term) continue; // a GROUP BY key of the same name: the same value
-                const value val = eval_expr(*e, row_ref{&out, r, outer});
-                cell = val ? intern(*val) : no_term;
+                cell = eval_id(*e, row_ref{&out, r, outer});
             }
         }
         return out;
@@ -520,17 +589,18 @@ private:
     }
 
     void sort_rows(table& t, const std::vector<order_key>& keys, const outer_bindings* outer) {
-        const std::size_t n = t.rows(), w = t.width();
-        std::vector<std::vector<value>> k(n);
+        const std::size_t n = t.rows(), w = t.width(), nk = keys.size();
+        // Each key's term, decoded once per distinct id (the decode cache
+        // holds it, and its nodes do not move): no copies while sorting.
+        std::vector<const term*> k(n * nk, nullptr);
         for (std::size_t r = 0; r < n; ++r)
-            for (const order_key& key : keys) k[r].push_back(eval_expr(key.expr, row_ref{&t, r, outer}));
+            for (std::size_t i = 0; i < nk; ++i)
+                if (const term_id id = eval_id(keys[i].expr, row_ref{&t, r, outer}); id != no_term) k[r * nk + i] = &decode(id);
         std::vector<std::size_t> idx(n);
         std::iota(idx.begin(), idx.end(), std::size_t(0));
         std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-            for (std::size_t i = 0; i < keys.size(); ++i) {
-                const term* x = k[a][i] ? &*k[a][i] : nullptr;
-                const term* y = k[b][i] ? &*k[b][i] : nullptr;
-                int c = order_compare(x, y);
+            for (std::size_t i = 0; i < nk; ++i) {
+                int c = order_compare(k[a * nk + i], k[b * nk + i]);
                 if (keys[i].descending) c = -c;
                 if (c != 0) return c < 0;
             }
@@ -566,29 +636,42 @@ private:
         for (expression& h : having) lift_aggregates(h, aggregates);
         for (order_key& k : order) lift_aggregates(k.expr, aggregates);
         // Group rows by their keys' values (errors as unbound, 18.5's Group).
-        std::map<std::vector<term_id>, std::vector<std::size_t>> groups;
+        // Each group's key (a row of ids) and rows, in order of first
+        // appearance; a hash of the key finds the group (a key of one id,
+        // the usual GROUP BY ?x, without a vector per row).
         std::vector<std::vector<term_id>> order_seen;
+        std::vector<std::vector<std::size_t>> members;
+        std::unordered_multimap<std::uint64_t, std::size_t> index;
+        std::vector<term_id> k;
         for (std::size_t r = 0; r < t.rows(); ++r) {
-            std::vector<term_id> k;
+            k.clear();
+            std::uint64_t h = 0x9e3779b97f4a7c15ull;
             for (const group_key& g : q.group_by) {
-                const value val = eval_expr(g.expr, row_ref{&t, r, nullptr});
-                k.push_back(val ? intern(*val) : no_term);
+                k.push_back(eval_id(g.expr, row_ref{&t, r, nullptr}));
+                h = (h ^ k.back()) * 0xbf58476d1ce4e5b9ull;
+                h ^= h >> 31;
             }
-            auto [it, fresh] = groups.try_emplace(k);
-            if (fresh) order_seen.push_back(k);
-            it->second.push_back(r);
+            std::size_t found = order_seen.size();
+            for (auto [it, end] = index.equal_range(h); it != end; ++it)
+                if (order_seen[it->second] == k) found = it->second;
+            if (found == order_seen.size()) {
+                index.emplace(h, found);
+                order_seen.push_back(k);
+                members.emplace_back();
+            }
+            members[found].push_back(r);
         }
         // Without GROUP BY, the aggregates make one group, even of no rows.
-        if (q.group_by.empty() && groups.empty()) {
-            groups[{}];
-            order_seen.push_back({});
+        if (q.group_by.empty() && order_seen.empty()) {
+            order_seen.emplace_back();
+            members.emplace_back();
         }
         table out;
         for (const group_key& g : q.group_by) out.vars.push_back(g.var.empty() ? var("\x01" "key" + std::to_string(out.vars.size())) : var(g.var));
         for (std::size_t i = 0; i < aggregates.size(); ++i) out.vars.push_back(var("\x01" "agg" + std::to_string(i)));
-        for (const std::vector<term_id>& k : order_seen) {
-            const std::vector<std::size_t>& rows = groups[k];
-            out.cells.insert(out.cells.end(), k.begin(), k.end());
+        for (std::size_t i = 0; i < order_seen.size(); ++i) {
+            const std::vector<std::size_t>& rows = members[i];
+            out.cells.insert(out.cells.end(), order_seen[i].begin(), order_seen[i].end());
             for (const expression& a : aggregates) {
                 const value val = aggregate(a, t, rows);
                 out.cells.push_back(val ? intern(*val) : no_term);
@@ -599,27 +682,32 @@ private:
     }
 
     value aggregate(const expression& a, const table& t, const std::vector<std::size_t>& rows) {
-        std::vector<term> vals;
-        std::set<std::vector<term_id>> seen_rows;
-        std::set<std::string> seen;
+        const std::string& n = a.name;
+        if (a.args.empty()) { // COUNT(*): solutions (distinct ones with DISTINCT)
+            if (!a.distinct) return integer(rows.size());
+            std::set<std::vector<term_id>> seen_rows;
+            for (const std::size_t r : rows) seen_rows.emplace(t.row(r).begin(), t.row(r).end());
+            return integer(seen_rows.size());
+        }
+        // The values as ids (terms equal as RDF terms share one), an error as no_term.
+        std::vector<term_id> ids;
+        ids.reserve(rows.size());
         bool error = false;
+        std::unordered_set<term_id> seen;
         for (const std::size_t r : rows) {
-            if (a.args.empty()) { // COUNT(*): solutions (distinct ones with DISTINCT)
-                const auto row = t.row(r);
-                if (!a.distinct || seen_rows.emplace(row.begin(), row.end()).second) vals.emplace_back();
-                continue;
-            }
-            const value val = eval_expr(a.args[0], row_ref{&t, r, nullptr});
-            if (!val) {
+            const term_id id = eval_id(a.args[0], row_ref{&t, r, nullptr});
+            if (id == no_term) {
                 error = true;
                 continue;
             }
-            if (a.distinct && !seen.insert(key(*val)).second) continue;
-            vals.push_back(*val);
+            if (a.distinct && !seen.insert(id).second) continue;
+            ids.push_back(id);
         }
-        const std::string& n = a.name;
-        if (n == "COUNT") return integer(vals.size());
-        if (n == "SAMPLE") return vals.empty() ? value{} : value{vals.front()};
+        if (n == "COUNT") return integer(ids.size());
+        if (n == "SAMPLE") return ids.empty() ? value{} : value{decode(ids.front())};
+        std::vector<term> vals;
+        vals.reserve(ids.size());
+        for (const term_id id : ids) vals.push_back(decode(id));
         if (n == "SUM" || n == "AVG") {
             if (error) return std::nullopt;
             value sum = integer(0);
@@ -657,6 +745,14 @@ private:
     static value boolean(bool b) { return boolean_term(b); }
 
     // ---- expressions (section 17) ----------------------------------------
+
+    /// An expression's value as an id: a variable's without decoding it
+    /// (grouping, sorting and BIND read variables far more often than they compute).
+    term_id eval_id(const expression& e, const row_ref& at) {
+        if (e.what == expr_op::variable) return lookup(at, e.name);
+        const value val = eval_expr(e, at);
+        return val ? intern(*val) : no_term;
+    }
 
     term_id lookup(const row_ref& at, const std::string& name) {
         const auto it = var_ids_.find(name);
@@ -802,6 +898,9 @@ private:
                     vals.push_back(at.outer->values[i]);
                 }
         const outer_bindings inner{&vars, vals};
+        // A BGP needs one solution to answer: any it finds agrees with the
+        // substituted values, which are constants there.
+        if (p.what == gp_kind::bgp) return bgp(p.triples, &inner, 1).rows() > 0;
         table t = eval(p, &inner);
         // A variable the pattern binds again must agree with the substituted value.
         for (std::size_t r = 0; r < t.rows(); ++r) {

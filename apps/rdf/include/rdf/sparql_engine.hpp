@@ -16,6 +16,7 @@
 //   rdf::sparql::write(r, store.view().dict, rdf::sparql::result_format::json, out);
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,17 +34,25 @@ namespace rdf::sparql {
 class term_pool {
 public:
     explicit term_pool(term_id base = 0) : base_(base) {}
+    // The index views the deque's strings: a copy would view the original's.
+    // A move keeps them (a deque's move hands over its blocks).
+    term_pool(const term_pool&) = delete;
+    term_pool& operator=(const term_pool&) = delete;
+    term_pool(term_pool&&) noexcept = default;
+    term_pool& operator=(term_pool&&) noexcept = default;
     term_id base() const noexcept { return base_; }
     /// The id of the term with key `k`: the dictionary's if it has it, else the pool's.
     term_id intern(const dictionary_view& dict, std::string_view k);
     std::string_view key(term_id id) const noexcept { return keys_[id - base_]; }
-    bool contains(const std::string& k) const { return ids_.count(k) != 0; }
+    bool contains(std::string_view k) const { return ids_.count(k) != 0; }
     std::size_t size() const noexcept { return keys_.size(); }
 
 private:
     term_id base_;
-    std::vector<std::string> keys_;
-    std::unordered_map<std::string, term_id> ids_;
+    /// A deque: its strings stay where they are as it grows, so the index
+    /// can name them by view (one copy of each key, not two).
+    std::deque<std::string> keys_;
+    std::unordered_map<std::string_view, term_id> ids_;
 };
 
 /// A result's ids to keys: the dictionary's, then the pool's. The view is
