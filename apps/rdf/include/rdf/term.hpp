@@ -26,10 +26,20 @@ inline constexpr std::string_view rdf_lang_string = "http://www.w3.org/1999/02/2
 inline constexpr std::string_view rdf_type = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
 
 namespace detail {
+/// Whether any byte of s needs an escape in an IRI or a literal's quotes.
+/// A plain loop: string_view::find_first_of calls memchr over the set once
+/// per byte of s: an eighth of a SPARQL BIND query's time went there.
+inline bool needs_escape(std::string_view s, bool iri) noexcept {
+    const char quote = iri ? '>' : '"';
+    for (const char c : s)
+        if (c == '\\' || c == '\n' || c == '\r' || c == quote) return true;
+    return false;
+}
+
 inline void append_escaped(std::string& out, std::string_view s, bool iri) {
     // Most terms need no escape: one scan, one append (loading spends its
     // time here otherwise).
-    if (s.find_first_of(iri ? std::string_view("\\\n\r>") : std::string_view("\"\\\n\r")) == std::string_view::npos) {
+    if (!needs_escape(s, iri)) {
         out += s;
         return;
     }
