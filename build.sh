@@ -37,7 +37,8 @@ need_packages() {
 # g++-multilib: the SCC real-chip build (32-bit, freestanding; CTest scc.chip_build).
 # iproute2: the two-host MPI test over network namespaces (platforms/mpi/tests/netns_multihost.sh).
 base_packages=(g++ g++-multilib cmake ninja-build catch2 libbenchmark-dev libboost-dev libboost-context-dev zlib1g-dev
-               libserd-dev libraptor2-dev liburiparser-dev libpcre2-dev libssl-dev libmetis-dev libopenmpi-dev openmpi-bin iproute2 python3 python3-rdflib)
+               libserd-dev libraptor2-dev liburiparser-dev libpcre2-dev libssl-dev libmetis-dev libopenmpi-dev openmpi-bin iproute2 python3 python3-rdflib
+               libcpp-httplib-dev curl python3-sparqlwrapper)
 # clang: the ASan and fuzzing trees. valgrind, igraph, matplotlib, venv: the
 # benchmark smoke run's instruction counts, peer, plots and PyPI peers.
 clang_packages=(clang libclang-rt-14-dev)

@@ -26,6 +26,8 @@
 #include <rdf/sparql_engine.hpp>
 #include <rdf/store_file.hpp>
 #include <tacomesh/cli/options.hpp>
+
+#include "serve.hpp"
 #if TACOMESH_WITH_MPI
 #include <tacomesh/mpi/platform.hpp>
 #endif
@@ -36,6 +38,7 @@ const char* usage_text = R"(usage: tacomesh-rdf load  [options] --data FILE... -
        tacomesh-rdf query [options] --data FILE QUERY.rq
        tacomesh-rdf parse [--base IRI] QUERY.rq
        tacomesh-rdf bench [options] --data FILE QUERY.rq...
+       tacomesh-rdf serve [options] --data FILE... --port N [--host ADDR]
 
 SPARQL 1.1 queries (SELECT, ASK, CONSTRUCT, DESCRIBE) over RDF data, on
 tacomesh cores sharing the store through MESH. Basic graph patterns under
@@ -49,6 +52,9 @@ commands:
            with "line L, column C: ..." on stderr
   bench    time the queries (basic graph patterns under SELECT): one core, task-parallel
            (a pool of queries handed to the cores) or data-parallel (each split over the cores)
+  serve    answer the SPARQL 1.1 Protocol at http://ADDR:N/sparql (GET, or POST as a form or
+           as application/sparql-query): results as JSON, XML, TSV or CSV and graphs as
+           N-Triples, by Accept or format=; each query on one of --cores N query cores
 
 data:
   --data FILE          N-Triples (plain or .gz), a STORE made by load, or an RDF/XML
@@ -59,7 +65,8 @@ data:
   --output STORE       load: the store file to write
 
 running:
-  --cores N            cores (query: default 1; bench, and inference: the CPUs, at least 2)
+  --cores N            cores (query: default 1; bench, and inference: the CPUs, at least 2;
+                       serve: the cores answering queries, default the CPUs)
   --platform threads|processes|mpi   cores as threads, or as processes with private
                        memory (the store reaches them through MESH) (default threads);
                        mpi: one core per MPI rank, started by
@@ -90,7 +97,12 @@ bench:
   --runs R             timed runs per query, after one untimed (default 5); the median counts
   --json               the report as JSON on stdout
 
-  --quiet              no progress or timing lines on stderr
+serve:
+  --port N             the port to listen on (0: a free one; the address is printed on stderr)
+  --host ADDR          the address to listen on (default 127.0.0.1; 0.0.0.0: all)
+                       SIGINT or SIGTERM stops the server (status 0)
+
+  --quiet              no progress or timing lines on stderr (serve: no line per request)
   --help               this text
 )";
 
@@ -109,6 +121,9 @@ struct options {
     bool count = false, json = false, explain = false, quiet = false;
     std::string format = "tsv";
     std::optional<std::string> base; ///< --base
+    bool format_given = false;       ///< --format was on the command line
+    std::optional<std::uint64_t> port; ///< serve: --port
+    std::string host = "127.0.0.1";    ///< serve: --host
     std::uint64_t repeat = 20, runs = 5;
     rdf::query_limits limits; ///< --memory-limit, --max-intermediate-rows
 };
@@ -144,14 +159,14 @@ std::uint64_t byte_size(const std::string& opt, const std::string& v) {
 
 options parse(int argc, char** argv) {
     options o;
-    if (argc < 2) usage_error("no command (load, query, parse or bench)");
+    if (argc < 2) usage_error("no command (load, query, parse, bench or serve)");
     o.command = argv[1];
     if (o.command == "--help" || o.command == "-h") {
         std::fputs(usage_text, stdout);
         std::exit(0);
     }
-    if (o.command != "load" && o.command != "query" && o.command != "bench" && o.command != "parse")
-        usage_error("unknown command '" + o.command + "' (load, query, parse, bench)");
+    if (o.command != "load" && o.command != "query" && o.command != "bench" && o.command != "parse" && o.command != "serve")
+        usage_error("unknown command '" + o.command + "' (load, query, parse, bench, serve)");
     const tacomesh::cli::core_option_readers readers{
         .cores = [](const std::string& flag, const std::string& v) { return taco::core_id(number(flag, v, 1, 1024)); },
         .controller = {},
@@ -179,11 +194,14 @@ options parse(int argc, char** argv) {
             } else if (a == "--count") o.count = true;
             else if (a == "--format") {
                 o.format = value();
+                o.format_given = true;
                 if (o.format != "tsv" && o.format != "json" && o.format != "xml" && o.format != "csv" && o.format != "nt")
                     usage_error("unknown format '" + o.format + "' (tsv, json, xml, csv; nt for CONSTRUCT and DESCRIBE)");
             } else if (a == "--base") {
                 o.base = value();
-            } else if (a == "--json") o.json = true;
+            } else if (a == "--port") o.port = number(a, value(), 0, 65535);
+            else if (a == "--host") o.host = value();
+            else if (a == "--json") o.json = true;
             else if (a == "--explain") o.explain = true;
             else if (a == "--quiet") o.quiet = true;
             else if (a == "--repeat") o.repeat = number(a, value(), 1, 1000000);
@@ -207,6 +225,15 @@ options parse(int argc, char** argv) {
     if (o.command == "bench" && o.queries.empty()) usage_error("bench needs at least one QUERY.rq");
     if (o.command == "query" && o.mdl == model::task)
         usage_error("--model task runs a pool of queries: use 'tacomesh-rdf bench --model task'");
+    if (o.command == "serve") {
+        if (!o.port) usage_error("serve needs --port N (0: a free port)");
+        if (!o.queries.empty()) usage_error("serve takes no QUERY.rq: its clients send the queries");
+        if (o.where.mpi) usage_error("serve runs on --platform threads or processes");
+        // What a client chooses per request is no option of the server's.
+        if (o.count || o.format_given || o.explain || o.mdl)
+            usage_error("serve takes no --count, --format, --explain or --model: each request chooses its format "
+                        "(Accept, or format=), and each query runs on one core");
+    }
     tacomesh::cli::start_platform(me, o.where, o.quiet);
     return o;
 }
@@ -528,6 +555,19 @@ int run_load_command(const options& o) {
     return 0;
 }
 
+int run_serve_command(const options& o) {
+    loaded l = load_inputs(o);
+    rdf::serve::serve_options so;
+    so.host = o.host;
+    so.port = std::uint16_t(*o.port);
+    so.cores = o.where.cores.value_or(std::max(1u, std::thread::hardware_concurrency()));
+    so.platform = o.where.platform;
+    so.limits = o.limits;
+    so.base = o.base.value_or("");
+    so.quiet = o.quiet;
+    return rdf::serve::run_serve(l.store, so);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -536,6 +576,7 @@ int main(int argc, char** argv) {
         if (o.command == "load") return run_load_command(o);
         if (o.command == "query") return run_query_command(o);
         if (o.command == "parse") return run_parse_command(o);
+        if (o.command == "serve") return run_serve_command(o);
         return run_bench_command(o);
     } catch (const rdf::load_error& e) {
         std::fprintf(stderr, "tacomesh-rdf: %s\n", e.what());
