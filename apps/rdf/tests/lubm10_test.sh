@@ -5,11 +5,11 @@
 # LUBM(1), where Q2 is empty and Q6 / Q14 are small, this is where a plan or
 # a split that loses rows would show.
 set -u
-cli=$1 data=$2
+cli=$1 data=$2 raw=$3 # raw: lubm10-seed0-raw.nt.gz
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-"$cli" load --quiet --cores 2 --data "$data/lubm10-seed0-raw.nt.gz" --infer "$data/univ-bench.owl" --output "$tmp/lubm10.store" ||
+"$cli" load --quiet --cores 2 --data "$raw" --infer "$data/univ-bench.owl" --output "$tmp/lubm10.store" ||
   fail "load with --infer"
 checked=0
 while read -r q rows; do
