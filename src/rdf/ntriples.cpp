@@ -1,5 +1,6 @@
 #include <rdf/ntriples.hpp>
 
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <serd/serd.h>
@@ -51,9 +52,70 @@ std::string read_text_file(const std::string& path) {
     return text;
 }
 
-std::vector<text_chunk> split_lines(std::string_view text, std::size_t size) {
+line_block_reader::line_block_reader(std::string path, std::size_t block_bytes)
+    : path_(std::move(path)), block_bytes_(std::max<std::size_t>(block_bytes, 1)) {
+    gzFile f = gzopen(path_.c_str(), "rb");
+    if (!f) throw load_error(path_, 0, 0, std::string("cannot open: ") + std::strerror(errno));
+    gz_ = f;
+    gzbuffer(f, 1 << 20);
+    if (struct stat st; ::stat(path_.c_str(), &st) == 0) file_bytes_ = std::uint64_t(st.st_size);
+}
+
+line_block_reader::~line_block_reader() {
+    if (gz_) gzclose(static_cast<gzFile>(gz_));
+}
+
+std::uint64_t line_block_reader::file_bytes_read() const noexcept {
+    const auto at = gzoffset(static_cast<gzFile>(gz_));
+    return at < 0 ? 0 : std::uint64_t(at);
+}
+
+bool line_block_reader::next(std::string& block, std::uint64_t& first_line) {
+    gzFile f = static_cast<gzFile>(gz_);
+    block.swap(carry_);
+    carry_.clear();
+    std::size_t scanned = 0; // bytes of block searched for a line end
+    while (!eof_) {
+        // Read until the block holds block_bytes_ and a line end past what
+        // came before it (a long line lengthens the block).
+        const std::size_t used = block.size();
+        const std::size_t want = used < block_bytes_ ? block_bytes_ - used : std::max<std::size_t>(block_bytes_ / 4, 1);
+        block.resize(used + want);
+        const int n = gzread(f, block.data() + used, unsigned(std::min<std::size_t>(want, 1u << 30)));
+        if (n < 0) {
+            int code = 0;
+            const std::string why = gzerror(f, &code);
+            throw load_error(path_, 0, 0, "cannot read: " + (code == Z_ERRNO ? std::string(std::strerror(errno)) : why));
+        }
+        block.resize(used + std::size_t(n));
+        if (n == 0) {
+            eof_ = true;
+            int code = 0;
+            const std::string why = gzerror(f, &code);
+            // A truncated .gz reads as a short file with Z_BUF_ERROR: say so
+            // rather than load the part that arrived.
+            if (code != Z_OK && code != Z_STREAM_END) throw load_error(path_, 0, 0, "corrupt or truncated gzip data: " + why);
+            break;
+        }
+        if (block.size() < block_bytes_) continue;
+        // The last line end, searched for only in what the earlier rounds
+        // did not search (they found none).
+        if (const void* nl = ::memrchr(block.data() + scanned, '\n', block.size() - scanned)) {
+            const std::size_t end = std::size_t(static_cast<const char*>(nl) - block.data()) + 1;
+            carry_.assign(block, end);
+            block.resize(end);
+            break;
+        }
+        scanned = block.size();
+    }
+    first_line = next_line_;
+    next_line_ += std::uint64_t(std::count(block.begin(), block.end(), '\n'));
+    return !block.empty();
+}
+
+std::vector<text_chunk> split_lines(std::string_view text, std::size_t size, std::uint64_t first_line) {
     std::vector<text_chunk> out;
-    std::uint64_t line = 1;
+    std::uint64_t line = first_line;
     for (std::size_t b = 0; b < text.size();) {
         std::size_t e = std::min(text.size(), b + size);
         if (e < text.size()) {

@@ -315,6 +315,98 @@ TEST_CASE("Parsing on several threads gives the triples one thread gives", "[sto
     CHECK(three == one);
 }
 
+TEST_CASE("A file is read in blocks of whole lines, numbered from the file's first", "[store]") {
+    // A line of 300 bytes, longer than a block: its block grows to hold it.
+    std::string text = "<http://e/a> <http://e/p> <http://e/b> .\n<http://e/a> <http://e/p> \"" + std::string(260, 'x') +
+                       "\" .\n";
+    for (int i = 0; i < 40; ++i) text += "<http://e/s" + std::to_string(i) + "> <http://e/p> <http://e/o> .\n";
+    text += "<http://e/last> <http://e/p> <http://e/o> ."; // no line end at the end
+    const std::string path = temp_path("blocks.nt");
+    write_file(path, text);
+    for (const std::size_t block : {std::size_t(1), std::size_t(64), std::size_t(100), std::size_t(1) << 20}) {
+        rdf::line_block_reader in(path, block);
+        std::string got, b;
+        std::uint64_t line = 0, expected_line = 1;
+        int blocks = 0;
+        while (in.next(b, line)) {
+            ++blocks;
+            CHECK(line == expected_line);
+            expected_line += std::uint64_t(std::count(b.begin(), b.end(), '\n'));
+            if (got.size() + b.size() < text.size()) CHECK(b.back() == '\n'); // only the last may end mid-line
+            got += b;
+        }
+        CHECK(got == text);
+        CHECK(in.file_bytes() == text.size());
+        CHECK(in.file_bytes_read() == text.size());
+        if (block == 1) CHECK(blocks == 43); // a line each
+        if (block == 64) CHECK(blocks > 10);
+        if (block == (std::size_t(1) << 20)) CHECK(blocks == 1);
+    }
+    std::remove(path.c_str());
+}
+
+TEST_CASE("Loading block by block gives the store one block gives, ids in order of first appearance", "[store]") {
+    const std::string file = rdf_test::data_dir + "/lubm1-raw.nt.gz";
+    std::string text = rdf::read_text_file(file);
+    rdf::store whole;
+    rdf::load_options one;
+    one.threads = 1;
+    whole.load_text(text, "lubm1-raw", one);
+    for (const unsigned threads : {1u, 3u}) {
+        rdf::load_options o = rdf::load_options::chunked(100 << 10);
+        o.block_bytes = 1 << 20; // ~17 blocks of ~10 chunks
+        o.threads = threads;
+        std::vector<rdf::load_progress> seen;
+        o.progress = [&](const rdf::load_progress& p) { seen.push_back(p); };
+        rdf::store s;
+        const rdf::load_report r = s.load_file(file, o);
+        CHECK(r.statements == 100543);
+        CHECK(r.bytes == text.size());
+        CHECK(s.dictionary().text() == whole.dictionary().text());
+        CHECK(s.index().second == whole.index().second);
+        CHECK(s.index().third == whole.index().third);
+        REQUIRE(seen.size() > 10);
+        for (std::size_t i = 1; i < seen.size(); ++i) {
+            CHECK(seen[i].statements > seen[i - 1].statements);
+            CHECK(seen[i].file_bytes_read >= seen[i - 1].file_bytes_read);
+        }
+        CHECK(seen.back().statements == 100543);
+        CHECK(seen.back().file_bytes_read == seen.back().file_bytes);
+    }
+}
+
+TEST_CASE("An error in a later block adds nothing: the terms of the blocks before it are forgotten", "[store]") {
+    rdf::store s;
+    std::string first = "<http://e/kept> <http://e/p> <http://e/o> .\n";
+    s.load_text(first, "first.nt");
+    const rdf::term_id terms = s.dictionary().size();
+    std::string text;
+    for (int i = 0; i < 500; ++i) text += "<http://e/new" + std::to_string(i) + "> <http://e/p> <http://e/o> .\n";
+    text += "<http://e/bad> <http://e/p> \"unterminated .\n";
+    const std::string path = temp_path("late_error.nt");
+    write_file(path, text);
+    rdf::load_options o = rdf::load_options::chunked(1 << 10);
+    o.block_bytes = 4 << 10; // the error is in the fifth block or later
+    try {
+        s.load_file(path, o);
+        FAIL("no error");
+    } catch (const rdf::load_error& e) {
+        CHECK(e.line == 501);
+        CHECK(std::string(e.what()).find("late_error.nt:501:") != std::string::npos);
+    }
+    CHECK(s.dictionary().size() == terms);
+    CHECK(s.view().dict.find("<http://e/new0>") == rdf::no_term);
+    // The hash index was rebuilt, not left pointing past the text.
+    for (rdf::term_id i = 0; i < terms; ++i) CHECK(s.view().dict.find(s.view().dict.key(i)) == i);
+    CHECK(s.triple_count() == 1);
+    // And the store takes the file once it is mended.
+    text.resize(text.rfind("<http://e/bad>"));
+    write_file(path, text);
+    CHECK(s.load_file(path, o).added == 500);
+    CHECK(s.view().dict.find("<http://e/new499>") != rdf::no_term);
+    std::remove(path.c_str());
+}
+
 TEST_CASE("A store made from no triples opens and answers nothing", "[store]") {
     rdf::store s;
     std::string empty;

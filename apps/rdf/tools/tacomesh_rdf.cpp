@@ -318,9 +318,13 @@ loaded load_inputs(const options& o) {
             continue;
         }
         rdf::load_options lo;
+        const auto file_t0 = std::chrono::steady_clock::now();
         if (progress)
-            lo.progress = [&](std::uint64_t done, std::uint64_t all) {
-                std::fprintf(stderr, "\rloading %s: %3d%%", file.c_str(), all ? int(100 * done / all) : 100);
+            lo.progress = [&](const rdf::load_progress& p) {
+                const double s = since(file_t0);
+                std::fprintf(stderr, "\rloading %s: %3d%%, %.1f M triples, %.2f M triples/s", file.c_str(),
+                             p.file_bytes ? int(100 * std::min(p.file_bytes_read, p.file_bytes) / p.file_bytes) : 100,
+                             double(p.statements) / 1e6, s > 0 ? double(p.statements) / s / 1e6 : 0.0);
             };
         const rdf::load_report r = l.store.load_file(file, lo);
         if (progress) std::fputs("\r\033[K", stderr);

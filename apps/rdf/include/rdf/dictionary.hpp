@@ -8,6 +8,7 @@
 // dictionary_builder grows while parsing; dictionary_view is what queries
 // read, over either private vectors or a MESH shared object's parts
 // (store.hpp), so the lookup code is the same for both.
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -114,6 +115,18 @@ public:
         return id;
     }
 
+    /// Forget the ids from `n` on (a failed load's terms): the text and the
+    /// offsets shrink, and the hash index is rebuilt without them (open
+    /// addressing cannot just empty their slots: a later key's probe may pass
+    /// through one).
+    void truncate(term_id n) {
+        if (n >= size()) return;
+        text_.resize(offsets_[n]);
+        offsets_.resize(std::size_t(n) + 1);
+        std::fill(table_.begin(), table_.end(), 0u);
+        rehash_into(table_);
+    }
+
     dictionary_view view() const noexcept { return {text_, offsets_, table_}; }
     const std::string& text() const noexcept { return text_; }
     const std::vector<std::uint64_t>& offsets() const noexcept { return offsets_; }
@@ -127,13 +140,16 @@ public:
 private:
     void grow() {
         std::vector<std::uint32_t> t(std::max<std::size_t>(64, table_.size() * 2), 0);
+        rehash_into(t);
+        table_ = std::move(t);
+    }
+    void rehash_into(std::vector<std::uint32_t>& t) const {
         const std::size_t mask = t.size() - 1;
         for (term_id id = 0; id < size(); ++id) {
             std::size_t i = detail::hash_key(key(id)) & mask;
             while (t[i] != 0) i = (i + 1) & mask;
             t[i] = id + 1;
         }
-        table_ = std::move(t);
     }
 
     std::string text_;

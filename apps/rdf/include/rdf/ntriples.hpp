@@ -1,10 +1,12 @@
 #pragma once
 // N-Triples loading with serd (strict mode): a file, plain or gzip, is read
-// whole, cut into chunks at line ends (N-Triples is one statement a line,
-// so a cut there never splits a term), and each chunk is parsed into a
-// dictionary_builder and a list of triples. Chunks are what lets the store
-// report progress and lets several cores parse one file (each into its own
-// builder; merge() then renumbers): see store.hpp.
+// as it is parsed, in blocks of whole lines (line_block_reader: N-Triples is
+// one statement a line, so a cut at a line end never splits a term), so the
+// text in memory is one block, whatever the file's size. A block is cut
+// again into chunks, each parsed into a dictionary_builder and a list of
+// triples; chunks are what lets several threads parse one block (each into
+// its own builder, which store.hpp then folds into the store's dictionary
+// and empties before the next block).
 //
 // Errors carry the file, line and column. A parse either completes or
 // throws: the caller stages its results, so a failed load adds nothing.
@@ -50,8 +52,42 @@ struct text_chunk {
     std::uint64_t first_line;
 };
 
-/// Cut `text` into chunks of about `size` bytes, each ending after a line end.
-std::vector<text_chunk> split_lines(std::string_view text, std::size_t size);
+/// Cut `text` into chunks of about `size` bytes, each ending after a line
+/// end; `text`'s first line is line `first_line` of its file.
+std::vector<text_chunk> split_lines(std::string_view text, std::size_t size, std::uint64_t first_line = 1);
+
+/// A file, plain or gzip (by its magic bytes), read in blocks of whole lines.
+/// A line longer than a block makes its block longer: a block is never cut
+/// inside a line. The reader holds one block's text and the start of the
+/// next line, nothing more.
+class line_block_reader {
+public:
+    /// Throws load_error if the file cannot be opened.
+    explicit line_block_reader(std::string path, std::size_t block_bytes = std::size_t(16) << 20);
+    ~line_block_reader();
+    line_block_reader(const line_block_reader&) = delete;
+    line_block_reader& operator=(const line_block_reader&) = delete;
+
+    /// The next block into `block` (its old contents are dropped), and the
+    /// line number of its first line; false at the end of the file. The last
+    /// block may end without a line end. Throws load_error on a read error
+    /// or a corrupt or truncated gzip stream (at the end: zlib finds a cut
+    /// only there), so a caller that stages its work loses nothing.
+    bool next(std::string& block, std::uint64_t& first_line);
+
+    /// Bytes of the file on disk, and how many of them were read so far
+    /// (compressed bytes for gzip): a progress fraction for either kind.
+    std::uint64_t file_bytes() const noexcept { return file_bytes_; }
+    std::uint64_t file_bytes_read() const noexcept;
+
+private:
+    std::string path_;
+    std::size_t block_bytes_;
+    void* gz_ = nullptr; // gzFile: zlib.h stays out of this header
+    std::uint64_t file_bytes_ = 0, next_line_ = 1;
+    std::string carry_; ///< the start of the line the last block could not end
+    bool eof_ = false;
+};
 
 /// Where the first \\u or \\U escape in an IRI or a string of N-Triples or
 /// Turtle text names no character (a UTF-16 surrogate, U+D800..U+DFFF, or
@@ -76,6 +112,12 @@ public:
     /// that two files' _:b1 stay two nodes, as RDF has it.
     ntriples_parser(std::string file, std::string blank_prefix = {})
         : file_(std::move(file)), blank_prefix_(std::move(blank_prefix)) {}
+
+    /// Forget the parsed terms and triples (the next block starts afresh).
+    void clear() {
+        dict_ = dictionary_builder();
+        triples_.clear();
+    }
 
     /// Parse text[c.begin, c.end). The chunk's last byte, if it is the line
     /// end, is overwritten by the terminator serd needs (so neighbouring

@@ -19,7 +19,6 @@
 #include <array>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <memory>
@@ -231,18 +230,30 @@ void build_indexes(Parts& parts, const std::vector<triple>& spo_sorted) {
     parts.predicates.assign(stats.begin(), stats.end());
 }
 
+/// How far a load is, for a progress display.
+struct load_progress {
+    std::uint64_t file_bytes_read = 0, file_bytes = 0; ///< of the file on disk (compressed bytes for gzip)
+    std::uint64_t statements = 0;                      ///< parsed so far
+};
+
 struct load_options {
     static load_options chunked(std::size_t bytes) {
         load_options o;
         o.chunk_bytes = bytes;
         return o;
     }
-    /// Called as the text is parsed: (bytes parsed, bytes in all).
-    std::function<void(std::uint64_t, std::uint64_t)> progress;
+    /// Called after each block.
+    std::function<void(const load_progress&)> progress;
+    /// N-Triples text in memory at once: a block of whole lines (the file is
+    /// read as it is parsed), cut into chunks of chunk_bytes for the threads.
+    /// A block's terms are folded into the store's dictionary before the next
+    /// is read, so a load's memory is the store, its triples' ids (12 bytes
+    /// each until indexed), and about twice a block.
+    std::size_t block_bytes = std::size_t(16) << 20;
     std::size_t chunk_bytes = std::size_t(4) << 20;
     /// Threads parsing chunks at once (0: one per CPU). Loading comes before
     /// any core runs, and its chunks are independent: a fork-join of plain
-    /// threads, each with its own dictionary, merged after.
+    /// threads, each with its own dictionary, folded after each block.
     unsigned threads = 0;
 };
 
@@ -259,72 +270,42 @@ public:
     store(dictionary_builder dict, index_parts<std_vector> index) : dict_(std::move(dict)), index_(std::move(index)) {}
 
     /// Parse an RDF file (plain or gzip) and add its triples: N-Triples by
-    /// serd, RDF/XML (.owl, .rdf, .xml) and Turtle (.ttl) by raptor. Throws
-    /// load_error on malformed input, leaving the store as it was.
+    /// serd, read block by block as it is parsed, RDF/XML (.owl, .rdf, .xml)
+    /// and Turtle (.ttl) by raptor, read whole (ontologies and small
+    /// files). Throws load_error on malformed input, leaving the store as it
+    /// was.
     load_report load_file(const std::string& path, const load_options& o = {}) {
-        std::string text = read_text_file(path);
         if (const std::string syntax = raptor_syntax_for(path); !syntax.empty() && syntax != "ntriples") {
+            std::string text = read_text_file(path);
             raptor_reader reader(path, syntax, blank_prefix());
             reader.parse(text);
-            if (o.progress) o.progress(text.size(), text.size());
+            if (o.progress) o.progress({text.size(), text.size(), reader.triples().size()});
             load_report r{reader.triples().size(), 0, text.size()};
             r.added = add(reader.dictionary(), std::move(reader.triples()));
             ++loads_;
             return r;
         }
-        return load_text(text, path, o);
+        line_block_reader in(path, o.block_bytes);
+        return load_blocks(path, o, [&](std::string& block, std::uint64_t& first_line, load_progress& p) {
+            const bool more = in.next(block, first_line);
+            p.file_bytes_read = in.file_bytes_read();
+            p.file_bytes = in.file_bytes();
+            return more;
+        });
     }
 
-    /// As load_file, from text in memory (`name` is used in messages).
+    /// As load_file, from N-Triples text in memory, one block (`name` is used
+    /// in messages). The text is changed while it is parsed, and restored.
     load_report load_text(std::string& text, const std::string& name, const load_options& o = {}) {
-        const auto chunks = split_lines(text, std::max<std::size_t>(o.chunk_bytes, 1));
-        const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-        const std::size_t n = std::max<std::size_t>(1, std::min<std::size_t>(o.threads ? o.threads : hw, chunks.size()));
-        std::vector<ntriples_parser> parsers;
-        const std::string prefix = blank_prefix();
-        for (std::size_t t = 0; t < n; ++t) parsers.emplace_back(name, prefix);
-        std::vector<std::optional<load_error>> errors(n);
-        std::mutex progress_lock;
-        std::uint64_t parsed = 0;
-        // Parser t takes chunks t, t + n, ...: equal shares without a queue.
-        auto work = [&](std::size_t t) {
-            for (std::size_t c = t; c < chunks.size(); c += n) {
-                try {
-                    parsers[t].parse(text, chunks[c]);
-                } catch (const load_error& e) {
-                    errors[t] = e;
-                    return;
-                }
-                if (o.progress) {
-                    std::lock_guard lock(progress_lock);
-                    parsed += chunks[c].end - chunks[c].begin;
-                    o.progress(parsed, text.size());
-                }
-            }
-        };
-        {
-            std::vector<std::jthread> helpers;
-            for (std::size_t t = 1; t < n; ++t) helpers.emplace_back(work, t);
-            work(0);
-        }
-        // The error to report is the first in the file.
-        const load_error* first = nullptr;
-        for (const auto& e : errors)
-            if (e && (!first || e->line < first->line)) first = &*e;
-        if (first) throw *first;
-        load_report r{0, 0, text.size()};
-        for (std::size_t t = 1; t < n; ++t) { // into parser 0's ids
-            dictionary_builder& d0 = parsers[0].dictionary();
-            const dictionary_builder& dt = parsers[t].dictionary();
-            std::vector<term_id> to0(dt.size());
-            for (term_id i = 0; i < dt.size(); ++i) to0[i] = d0.intern(dt.key(i));
-            auto& into = parsers[0].triples();
-            for (const triple& x : parsers[t].triples()) into.push_back({to0[x.s], to0[x.p], to0[x.o]});
-        }
-        r.statements = parsers[0].triples().size();
-        r.added = add(parsers[0].dictionary(), std::move(parsers[0].triples()));
-        ++loads_;
-        return r;
+        bool given = false;
+        return load_blocks(name, o, [&](std::string& block, std::uint64_t& first_line, load_progress& p) {
+            if (given) return false;
+            given = true;
+            block.swap(text); // handed back below, as the caller's
+            first_line = 1;
+            p.file_bytes_read = p.file_bytes = block.size();
+            return true;
+        }, &text);
     }
 
     /// Add triples whose ids are `local`'s; returns how many were new.
@@ -364,6 +345,75 @@ public:
     std::size_t index_bytes() const { return index_.bytes(); }
 
 private:
+    /// The N-Triples load: blocks from `next` (block, first line, progress),
+    /// each cut into chunks that up to `o.threads` threads parse, each chunk
+    /// into a dictionary of its own; these are folded into the store's in
+    /// the file's order, so ids come in order of first appearance whatever
+    /// the block, chunk and thread counts, and no term is held twice but
+    /// within a block. The triples stay store ids until the end, when they
+    /// are indexed. Staged: on an error the dictionary is cut back to its
+    /// size before the load and the indexes are untouched. `own_text`: the
+    /// caller's text that `next` swapped in, to hand back.
+    template <class NextBlock>
+    load_report load_blocks(const std::string& name, const load_options& o, NextBlock&& next,
+                            std::string* own_text = nullptr) {
+        const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+        const std::size_t threads = o.threads ? o.threads : hw;
+        const std::string prefix = blank_prefix();
+        std::vector<ntriples_parser> parsers; // one a chunk, kept from block to block
+        const term_id terms_before = dict_.size();
+        load_report r;
+        load_progress progress;
+        std::vector<triple> triples;
+        std::vector<term_id> to_store;
+        std::string block;
+        std::uint64_t first_line = 1;
+        try {
+            while (next(block, first_line, progress)) {
+                r.bytes += block.size();
+                const auto chunks = split_lines(block, std::max<std::size_t>(o.chunk_bytes, 1), first_line);
+                while (parsers.size() < chunks.size()) parsers.emplace_back(name, prefix);
+                const std::size_t n = std::min(threads, chunks.size());
+                std::vector<std::optional<load_error>> errors(chunks.size());
+                // Thread t takes chunks t, t + n, ...: equal shares without a queue.
+                auto work = [&](std::size_t t) {
+                    for (std::size_t c = t; c < chunks.size(); c += n) try {
+                            parsers[c].parse(block, chunks[c]);
+                        } catch (const load_error& e) {
+                            errors[c] = e;
+                            return;
+                        }
+                };
+                {
+                    std::vector<std::jthread> helpers;
+                    for (std::size_t t = 1; t < n; ++t) helpers.emplace_back(work, t);
+                    work(0);
+                }
+                // The error to report is the first in the file: chunks are in its order.
+                for (const auto& e : errors)
+                    if (e) throw *e;
+                for (std::size_t c = 0; c < chunks.size(); ++c) {
+                    const dictionary_builder& local = parsers[c].dictionary();
+                    to_store.resize(local.size());
+                    for (term_id i = 0; i < local.size(); ++i) to_store[i] = dict_.intern(local.key(i));
+                    for (const triple& x : parsers[c].triples()) triples.push_back({to_store[x.s], to_store[x.p], to_store[x.o]});
+                    parsers[c].clear();
+                }
+                if (own_text) block.swap(*own_text);
+                progress.statements = triples.size();
+                if (o.progress) o.progress(progress);
+            }
+            r.statements = triples.size();
+            r.added = add_encoded(std::move(triples));
+        } catch (...) {
+            if (own_text && own_text->empty() && !block.empty()) block.swap(*own_text);
+            dict_.truncate(terms_before);
+            throw;
+        }
+        ++loads_;
+        return r;
+    }
+
     // The prefix for the blank node labels of the next file. An RDF merge
     // keeps each document's blank nodes apart, so the next file's labels
     // must meet none in the store: they get a prefix that no label in the
