@@ -331,6 +331,9 @@ loaded load_inputs(const options& o) {
         if (!o.quiet)
             std::fprintf(stderr, "%s: %llu triples, %llu new\n", file.c_str(), (unsigned long long)r.statements,
                          (unsigned long long)r.added);
+        if (!o.quiet && r.parse_seconds > 0)
+            std::fprintf(stderr, "  read %.2f s, parse %.2f s, fold dictionaries %.2f s, sort and index %.2f s\n",
+                         r.read_seconds, r.parse_seconds, r.fold_seconds, r.index_seconds);
     }
     l.load_seconds = since(t0);
     if (o.infer) {

@@ -109,9 +109,18 @@ load_error bad_unicode_escape_error(const std::string& file, std::string_view te
 class ntriples_parser {
 public:
     /// `blank_prefix` renames the file's blank nodes (_:b -> _:<prefix>b), so
-    /// that two files' _:b1 stay two nodes, as RDF has it.
-    ntriples_parser(std::string file, std::string blank_prefix = {})
-        : file_(std::move(file)), blank_prefix_(std::move(blank_prefix)) {}
+    /// that two files' _:b1 stay two nodes, as RDF has it. With `known` (a
+    /// dictionary no one changes while this parser parses), a term `known`
+    /// has comes out as its id there, and only new terms enter dictionary(),
+    /// as fresh_id(their id in it): a term in every chunk is looked up once
+    /// per occurrence, as it would be anyway, and never copied or folded.
+    ntriples_parser(std::string file, std::string blank_prefix = {}, const dictionary_builder* known = nullptr)
+        : file_(std::move(file)), blank_prefix_(std::move(blank_prefix)), known_(known) {}
+
+    /// With `known`: the triples' id for dictionary() term i, counted down
+    /// from the top of the id range, which no known id reaches (ids stop at
+    /// 2^32 - 2 terms, known and new together).
+    static constexpr term_id fresh_id(term_id i) noexcept { return no_term - 1 - i; }
 
     /// Forget the parsed terms and triples (the next block starts afresh).
     void clear() {
@@ -137,6 +146,7 @@ private:
     load_error error_at(const std::string& text, const text_chunk& c, std::size_t at, const std::string& why) const;
 
     std::string file_, blank_prefix_;
+    const dictionary_builder* known_;
     dictionary_builder dict_;
     std::vector<triple> triples_;
     std::string key_, error_, failure_;

@@ -17,6 +17,7 @@
 // runs unchanged over a MESH shared object's parts (shared_store.hpp).
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -261,6 +262,10 @@ struct load_report {
     std::uint64_t statements = 0; ///< triples in the file
     std::uint64_t added = 0;      ///< new to the store (duplicates and known triples removed)
     std::uint64_t bytes = 0;      ///< text bytes (after decompression)
+    /// Wall seconds of the N-Triples load's phases: reading (and
+    /// decompressing) the blocks, parsing them on the threads, folding their
+    /// dictionaries into the store's, sorting and indexing.
+    double read_seconds = 0, parse_seconds = 0, fold_seconds = 0, index_seconds = 0;
 };
 
 /// A triple store in private memory: load files, then read through view().
@@ -346,11 +351,12 @@ public:
 
 private:
     /// The N-Triples load: blocks from `next` (block, first line, progress),
-    /// each cut into chunks that up to `o.threads` threads parse, each chunk
-    /// into a dictionary of its own; these are folded into the store's in
-    /// the file's order, so ids come in order of first appearance whatever
-    /// the block, chunk and thread counts, and no term is held twice but
-    /// within a block. The triples stay store ids until the end, when they
+    /// each cut into chunks that up to `o.threads` threads parse. A parser
+    /// looks each term up in the store's dictionary, which no one writes
+    /// while they parse, and keeps only the terms it lacks, in a dictionary
+    /// of its own; these are folded into the store's in the file's order, so
+    /// ids come in order of first appearance whatever the block, chunk and
+    /// thread counts, and no term is held twice but a block's new ones. The triples stay store ids until the end, when they
     /// are indexed. Staged: on an error the dictionary is cut back to its
     /// size before the load and the indexes are untouched. `own_text`: the
     /// caller's text that `next` swapped in, to hand back.
@@ -368,11 +374,18 @@ private:
         std::vector<term_id> to_store;
         std::string block;
         std::uint64_t first_line = 1;
+        using clock = std::chrono::steady_clock;
+        auto lap = [t = clock::now()](double& into) mutable {
+            const auto now = clock::now();
+            into += std::chrono::duration<double>(now - t).count();
+            t = now;
+        };
         try {
             while (next(block, first_line, progress)) {
+                lap(r.read_seconds);
                 r.bytes += block.size();
                 const auto chunks = split_lines(block, std::max<std::size_t>(o.chunk_bytes, 1), first_line);
-                while (parsers.size() < chunks.size()) parsers.emplace_back(name, prefix);
+                while (parsers.size() < chunks.size()) parsers.emplace_back(name, prefix, &dict_);
                 const std::size_t n = std::min(threads, chunks.size());
                 std::vector<std::optional<load_error>> errors(chunks.size());
                 // Thread t takes chunks t, t + n, ...: equal shares without a queue.
@@ -392,19 +405,28 @@ private:
                 // The error to report is the first in the file: chunks are in its order.
                 for (const auto& e : errors)
                     if (e) throw *e;
+                lap(r.parse_seconds);
+                // The parsers looked terms up in dict_ as it was before this
+                // block: ids below `known` are store ids, those above are fresh
+                // (fresh_id is its own inverse).
+                const term_id known = dict_.size();
                 for (std::size_t c = 0; c < chunks.size(); ++c) {
                     const dictionary_builder& local = parsers[c].dictionary();
                     to_store.resize(local.size());
                     for (term_id i = 0; i < local.size(); ++i) to_store[i] = dict_.intern(local.key(i));
-                    for (const triple& x : parsers[c].triples()) triples.push_back({to_store[x.s], to_store[x.p], to_store[x.o]});
+                    auto id = [&](term_id x) { return x < known ? x : to_store[ntriples_parser::fresh_id(x)]; };
+                    for (const triple& x : parsers[c].triples()) triples.push_back({id(x.s), id(x.p), id(x.o)});
                     parsers[c].clear();
                 }
                 if (own_text) block.swap(*own_text);
                 progress.statements = triples.size();
                 if (o.progress) o.progress(progress);
+                lap(r.fold_seconds);
             }
+            lap(r.read_seconds);
             r.statements = triples.size();
             r.added = add_encoded(std::move(triples));
+            lap(r.index_seconds);
         } catch (...) {
             if (own_text && own_text->empty() && !block.empty()) block.swap(*own_text);
             dict_.truncate(terms_before);
