@@ -96,7 +96,13 @@ out=$("$cli" query --quiet --data "$tmp/lubm.store" "$tmp/construct.rq")
 expect "CONSTRUCT, N-Triples lines" "$(printf '%s\n' "$out" | grep -c ' <http://swat.cse.lehigh.edu/onto/univ-bench.owl#studies> .* \.$')" "5"
 expect "parse, a good query" "$("$cli" parse "$tmp/construct.rq")" "$tmp/construct.rq: a CONSTRUCT query"
 
+# A load in a small buffer (its triples sorted in runs on disk) gives the same store file.
+"$cli" load --load-memory 64K --data "$data/lubm1-inferred.nt.gz" --output "$tmp/runs.store" --quiet || fail "load in runs"
+cmp -s "$tmp/lubm.store" "$tmp/runs.store" || fail "--load-memory 64K wrote another store"
+
 # Mistakes: a message naming the problem, exit status 1 (bad input) or 2 (bad usage), nothing on stdout.
+"$cli" load --load-memory lots --data "$data/lubm1-inferred.nt.gz" --output "$tmp/x.store" 2>"$tmp/err"; rc=$?
+expect "--load-memory lots: status" "$rc" "2"; grep -q -- "--load-memory wants a size" "$tmp/err" || fail "--load-memory: $(cat "$tmp/err")"
 printf '<http://e/a> <http://e/p> "open .\n' > "$tmp/bad.nt"
 out=$("$cli" query --data "$tmp/bad.nt" "$data/queries/q01.rq" --count 2>"$tmp/err"); rc=$?
 expect "malformed data: status" "$rc" "1"; expect "malformed data: stdout" "$out" ""

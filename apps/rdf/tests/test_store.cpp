@@ -375,6 +375,55 @@ TEST_CASE("Loading block by block gives the store one block gives, ids in order 
     }
 }
 
+TEST_CASE("Triples past the memory budget go to disk in sorted runs and come back merged, once each", "[store]") {
+    rdf::triple_runs runs(64 << 10); // the least: 5461 triples a run
+    std::vector<rdf::triple> all;
+    std::uint64_t x = 12345;
+    for (int i = 0; i < 40000; ++i) { // ~7 runs, with duplicates inside and across them
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        const rdf::triple t{rdf::term_id(x >> 60), rdf::term_id((x >> 40) & 7), rdf::term_id((x >> 20) & 255)};
+        runs.push(t);
+        all.push_back(t);
+    }
+    runs.finish();
+    CHECK(runs.runs() >= 6);
+    CHECK(runs.pushed() == 40000);
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    std::vector<rdf::triple> merged;
+    runs.merge([&](const rdf::triple& t) { merged.push_back(t); });
+    CHECK(merged == all);
+    std::vector<rdf::triple> again; // the indexes read the stream more than once
+    runs.merge([&](const rdf::triple& t) { again.push_back(t); });
+    CHECK(again == all);
+    CHECK(runs.max_s() == std::max_element(all.begin(), all.end(), [](auto& a, auto& b) { return a.s < b.s; })->s);
+}
+
+TEST_CASE("A load in a small memory budget builds the store a large one builds, a second file's too", "[store]") {
+    const std::string file = rdf_test::data_dir + "/lubm1-raw.nt.gz";
+    rdf::store roomy, tight;
+    rdf::load_options small;
+    small.memory_bytes = 64 << 10; // ~19 runs
+    small.block_bytes = 1 << 20;
+    roomy.load_file(file);
+    tight.load_file(file, small);
+    CHECK(tight.triple_count() == 100543);
+    CHECK(tight.index().second == roomy.index().second);
+    CHECK(tight.index().third == roomy.index().third);
+    CHECK(tight.index().offsets == roomy.index().offsets);
+    // A second file: the store's triples join the runs; known ones count as not new.
+    std::string more = "<http://e/x> <http://e/p> <http://e/y> .\n";
+    const rdf::store_view v = roomy.view();
+    more += std::string(v.dict.key(0)) + " " + std::string(v.dict.key(1)) + " " + std::string(v.dict.key(2)) + " .\n";
+    std::string copy = more;
+    const rdf::load_report a = roomy.load_text(more, "more.nt");
+    const rdf::load_report b = tight.load_text(copy, "more.nt", small);
+    CHECK(a.added == b.added);
+    CHECK(tight.triple_count() == roomy.triple_count());
+    CHECK(tight.index().second == roomy.index().second);
+    CHECK(tight.index().third == roomy.index().third);
+}
+
 TEST_CASE("An error in a later block adds nothing: the terms of the blocks before it are forgotten", "[store]") {
     rdf::store s;
     std::string first = "<http://e/kept> <http://e/p> <http://e/o> .\n";

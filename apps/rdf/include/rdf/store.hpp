@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <thread>
 #include <memory>
@@ -33,6 +34,7 @@
 #include <rdf/dictionary.hpp>
 #include <rdf/ntriples.hpp>
 #include <rdf/rdf_xml.hpp>
+#include <rdf/triple_runs.hpp>
 
 namespace rdf {
 
@@ -151,7 +153,7 @@ namespace detail {
 /// stable counting scatter by the first component keeps it (store.hpp's
 /// build() chains the orders so one sort feeds all four).
 template <class Parts, class Source>
-void scatter(Parts& parts, order o, std::size_t n, term_id max_first, Source&& source) {
+void scatter(Parts& parts, order o, term_id max_first, Source&& source) {
     const auto& pos = order_positions[std::size_t(o)];
     const int a = pos[0], b = pos[1], c = pos[2]; // not a structured binding: the lambdas below capture them
     auto& off = parts.offsets[std::size_t(o)];
@@ -160,6 +162,7 @@ void scatter(Parts& parts, order o, std::size_t n, term_id max_first, Source&& s
     std::vector<std::uint32_t> count(std::size_t(max_first) + 2, 0);
     source([&](const std::array<term_id, 3>& t) { ++count[std::size_t(t[a]) + 1]; });
     std::partial_sum(count.begin(), count.end(), count.begin());
+    const std::size_t n = count.back();
     off.assign(count.begin(), count.end());
     sec.resize(n);
     thi.resize(n);
@@ -189,31 +192,10 @@ auto enumerate(const Parts& parts, order o) {
             }
     };
 }
-} // namespace detail
 
-/// Build all four permutations and the statistics from triples sorted in
-/// SPO order without duplicates.
+/// The per-predicate statistics, from the built PSO and POS orders.
 template <class Parts>
-void build_indexes(Parts& parts, const std::vector<triple>& spo_sorted) {
-    if (spo_sorted.size() >= std::numeric_limits<std::uint32_t>::max())
-        throw std::length_error("rdf: more than 2^32 - 1 triples in one store; positions are 32-bit");
-    const std::size_t n = spo_sorted.size();
-    term_id max_s = 0, max_p = 0, max_o = 0;
-    for (const triple& t : spo_sorted) {
-        max_s = std::max(max_s, t.s);
-        max_p = std::max(max_p, t.p);
-        max_o = std::max(max_o, t.o);
-    }
-    auto from_list = [&](auto&& visit) {
-        for (const triple& t : spo_sorted) visit(std::array<term_id, 3>{t.s, t.p, t.o});
-    };
-    // SPO order feeds PSO (by p: s, o ascending) and OSP (by o: s, p).
-    detail::scatter(parts, order::pso, n, max_p, from_list);
-    detail::scatter(parts, order::osp, n, max_o, from_list);
-    // OSP order feeds POS (by p: o, s); POS order feeds SPO (by s: p, o).
-    detail::scatter(parts, order::pos, n, max_p, detail::enumerate(parts, order::osp));
-    detail::scatter(parts, order::spo, n, max_s, detail::enumerate(parts, order::pos));
-
+void build_statistics(Parts& parts) {
     std::vector<predicate_stat> stats;
     const auto& pso_off = parts.offsets[std::size_t(order::pso)];
     const auto& pso_s = parts.second[std::size_t(order::pso)];
@@ -229,6 +211,41 @@ void build_indexes(Parts& parts, const std::vector<triple>& spo_sorted) {
             stats.push_back({term_id(p), pso_off[p + 1] - pso_off[p], distinct(pso_s, pso_off[p], pso_off[p + 1]),
                              distinct(pos_o, pos_off[p], pos_off[p + 1])});
     parts.predicates.assign(stats.begin(), stats.end());
+}
+
+} // namespace detail
+
+/// Build all four permutations and the statistics from triples in SPO order
+/// without duplicates: `spo_sorted(visit)` calls visit(std::array<term_id, 3>)
+/// for each, and is called twice; the max_ arguments bound their ids.
+template <class Parts, class Source>
+void build_indexes(Parts& parts, Source&& spo_sorted, term_id max_s, term_id max_p, term_id max_o) {
+    // SPO order feeds PSO (by p: s, o ascending) and OSP (by o: s, p).
+    detail::scatter(parts, order::pso, max_p, spo_sorted);
+    detail::scatter(parts, order::osp, max_o, spo_sorted);
+    // OSP order feeds POS (by p: o, s); POS order feeds SPO (by s: p, o).
+    detail::scatter(parts, order::pos, max_p, detail::enumerate(parts, order::osp));
+    detail::scatter(parts, order::spo, max_s, detail::enumerate(parts, order::pos));
+    detail::build_statistics(parts);
+}
+
+/// The same from a list of triples sorted in SPO order without duplicates.
+template <class Parts>
+void build_indexes(Parts& parts, const std::vector<triple>& spo_sorted) {
+    if (spo_sorted.size() >= std::numeric_limits<std::uint32_t>::max())
+        throw std::length_error("rdf: more than 2^32 - 1 triples in one store; positions are 32-bit");
+    term_id max_s = 0, max_p = 0, max_o = 0;
+    for (const triple& t : spo_sorted) {
+        max_s = std::max(max_s, t.s);
+        max_p = std::max(max_p, t.p);
+        max_o = std::max(max_o, t.o);
+    }
+    build_indexes(
+        parts,
+        [&](auto&& visit) {
+            for (const triple& t : spo_sorted) visit(std::array<term_id, 3>{t.s, t.p, t.o});
+        },
+        max_s, max_p, max_o);
 }
 
 /// How far a load is, for a progress display.
@@ -252,6 +269,11 @@ struct load_options {
     /// each until indexed), and about twice a block.
     std::size_t block_bytes = std::size_t(16) << 20;
     std::size_t chunk_bytes = std::size_t(4) << 20;
+    /// The parsed triples' buffer (12 bytes a triple): past it they go to a
+    /// temporary file in sorted runs, merged as they are indexed
+    /// (triple_runs.hpp). With the blocks, a load's memory is the store plus
+    /// this and about two blocks, whatever the file's size.
+    std::size_t memory_bytes = std::size_t(64) << 20;
     /// Threads parsing chunks at once (0: one per CPU). Loading comes before
     /// any core runs, and its chunks are independent: a fork-join of plain
     /// threads, each with its own dictionary, folded after each block.
@@ -324,6 +346,23 @@ public:
         return add_encoded(std::move(triples));
     }
 
+    /// Add the triples of `runs`, in this store's ids; returns how many were new.
+    std::uint64_t add_runs(triple_runs& runs) {
+        const std::uint64_t before = triple_count();
+        if (before) // the store's own triples join the stream (a second file)
+            detail::enumerate(index_, order::spo)([&](const std::array<term_id, 3>& t) { runs.push({t[0], t[1], t[2]}); });
+        if (runs.pushed() >= std::numeric_limits<std::uint32_t>::max())
+            throw std::length_error("rdf: more than 2^32 - 1 triples in one store; positions are 32-bit");
+        runs.finish();
+        index_parts<std_vector> fresh;
+        build_indexes(
+            fresh, [&](auto&& visit) { runs.merge([&](const triple& t) { visit(std::array<term_id, 3>{t.s, t.p, t.o}); }); },
+            runs.max_s(), runs.max_p(), runs.max_o());
+        const std::uint64_t added = fresh.second[0].size() - before;
+        if (added) index_ = std::move(fresh);
+        return added;
+    }
+
     /// Add triples already in this store's ids; returns how many were new.
     std::uint64_t add_encoded(std::vector<triple> triples) {
         const std::uint64_t before = triple_count();
@@ -370,7 +409,7 @@ private:
         const term_id terms_before = dict_.size();
         load_report r;
         load_progress progress;
-        std::vector<triple> triples;
+        triple_runs triples(o.memory_bytes);
         std::vector<term_id> to_store;
         std::string block;
         std::uint64_t first_line = 1;
@@ -415,17 +454,17 @@ private:
                     to_store.resize(local.size());
                     for (term_id i = 0; i < local.size(); ++i) to_store[i] = dict_.intern(local.key(i));
                     auto id = [&](term_id x) { return x < known ? x : to_store[ntriples_parser::fresh_id(x)]; };
-                    for (const triple& x : parsers[c].triples()) triples.push_back({id(x.s), id(x.p), id(x.o)});
+                    for (const triple& x : parsers[c].triples()) triples.push({id(x.s), id(x.p), id(x.o)});
                     parsers[c].clear();
                 }
                 if (own_text) block.swap(*own_text);
-                progress.statements = triples.size();
+                progress.statements = triples.pushed();
                 if (o.progress) o.progress(progress);
                 lap(r.fold_seconds);
             }
             lap(r.read_seconds);
-            r.statements = triples.size();
-            r.added = add_encoded(std::move(triples));
+            r.statements = triples.pushed();
+            r.added = add_runs(triples);
             lap(r.index_seconds);
         } catch (...) {
             if (own_text && own_text->empty() && !block.empty()) block.swap(*own_text);
