@@ -96,9 +96,12 @@ out=$("$cli" query --quiet --data "$tmp/lubm.store" "$tmp/construct.rq")
 expect "CONSTRUCT, N-Triples lines" "$(printf '%s\n' "$out" | grep -c ' <http://swat.cse.lehigh.edu/onto/univ-bench.owl#studies> .* \.$')" "5"
 expect "parse, a good query" "$("$cli" parse "$tmp/construct.rq")" "$tmp/construct.rq: a CONSTRUCT query"
 
-# A load in a small buffer (its triples sorted in runs on disk) gives the same store file.
-"$cli" load --load-memory 64K --data "$data/lubm1-inferred.nt.gz" --output "$tmp/runs.store" --quiet || fail "load in runs"
-cmp -s "$tmp/lubm.store" "$tmp/runs.store" || fail "--load-memory 64K wrote another store"
+# A load in a small buffer (its triples sorted in runs on disk) gives the same store file
+# (the sanitizer trees check the runs in rdf_tests, on smaller data).
+if [ -z "$sanitized" ]; then
+  "$cli" load --load-memory 64K --data "$data/lubm1-inferred.nt.gz" --output "$tmp/runs.store" --quiet || fail "load in runs"
+  cmp -s "$tmp/lubm.store" "$tmp/runs.store" || fail "--load-memory 64K wrote another store"
+fi
 
 # Mistakes: a message naming the problem, exit status 1 (bad input) or 2 (bad usage), nothing on stdout.
 "$cli" load --load-memory lots --data "$data/lubm1-inferred.nt.gz" --output "$tmp/x.store" 2>"$tmp/err"; rc=$?

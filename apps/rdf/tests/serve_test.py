@@ -266,6 +266,19 @@ for th in threads:
 for n in names:
     check(f"concurrent {n}", results.get(n) == [answers[n]] * 3, f"{results.get(n)}, wanted {answers[n]} x3")
 
+# A second server on the port the first holds is refused (cpp-httplib's
+# SO_REUSEPORT let it bind beside the first and take half the connections).
+busy_port = urllib.parse.urlparse(srv.url).port
+second = subprocess.Popen([cli, "serve", "--data", os.path.join(data, "lubm1-inferred.nt.gz"), "--port", str(busy_port),
+                           "--quiet"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+try:
+    _, second_err = second.communicate(timeout=120)
+except subprocess.TimeoutExpired:  # it listens: the bug
+    second.kill()
+    _, second_err = second.communicate()
+check("a port in use: exit status 1", second.returncode == 1, f"{second.returncode}: {second_err[-300:]}")
+check("a port in use: named", f"cannot listen on 127.0.0.1 port {busy_port}" in second_err, second_err[-300:])
+
 rc = srv.stop()
 check("SIGTERM: exit status 0", rc == 0, f"{rc}: {''.join(srv.lines[-5:])}")
 

@@ -50,6 +50,7 @@
 
 #include <httplib.h>
 #include <pthread.h>
+#include <sys/socket.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -586,6 +587,15 @@ int run_serve(store& s, const serve_options& o) {
                              res.body.size());
             });
 
+        // cpp-httplib (0.11) sets SO_REUSEPORT on its socket, and then a
+        // second server binds the same port beside the first and the kernel
+        // splits the connections between them: a stale server answers half
+        // the queries. SO_REUSEADDR alone lets a restart bind at once (past
+        // TIME_WAIT) and a port in use is refused.
+        svr.set_socket_options([](int sock) {
+            const int yes = 1;
+            ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+        });
         int port = o.port;
         errno = 0;
         const bool bound = o.port == 0 ? (port = svr.bind_to_any_port(o.host)) > 0 : svr.bind_to_port(o.host, o.port);
