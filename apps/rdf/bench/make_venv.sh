@@ -9,7 +9,7 @@ venv=${1:?usage: make_venv.sh VENV [PYTHON]}
 python=${2:-python3}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-if [[ -x $venv/bin/python ]] && "$venv/bin/python" -c 'import pyoxigraph' 2>/dev/null; then
+if [[ -x $venv/bin/python && -x $venv/bin/oxigraph ]] && "$venv/bin/python" -c 'import pyoxigraph' 2>/dev/null; then
     echo "$venv: ready"
     exit 0
 fi
@@ -19,7 +19,9 @@ if ! "$python" -m venv "$venv" >/dev/null 2>&1; then
     echo "SKIPPED: $python -m venv failed (Debian: python3-venv)"
     exit 77
 fi
-if ! timeout 300 "$venv/bin/pip" install -q -r "$here/requirements.txt" 2>"$venv.err"; then
+# One retry with a short timeout: where PyPI is unreachable (a CI sandbox)
+# the skip comes in seconds, not after pip's default five retries.
+if ! timeout 300 "$venv/bin/pip" install -q --timeout 10 --retries 1 -r "$here/requirements.txt" 2>"$venv.err"; then
     tail -3 "$venv.err"
     rm -rf "$venv" "$venv.err"
     echo "SKIPPED: pip install -r requirements.txt failed (PyPI unreachable?)"

@@ -264,9 +264,8 @@ struct load_options {
     std::function<void(const load_progress&)> progress;
     /// N-Triples text in memory at once: a block of whole lines (the file is
     /// read as it is parsed), cut into chunks of chunk_bytes for the threads.
-    /// A block's terms are folded into the store's dictionary before the next
-    /// is read, so a load's memory is the store, its triples' ids (12 bytes
-    /// each until indexed), and about twice a block.
+    /// A block's new terms join the store's dictionary before the next is
+    /// read.
     std::size_t block_bytes = std::size_t(16) << 20;
     std::size_t chunk_bytes = std::size_t(4) << 20;
     /// The parsed triples' buffer (12 bytes a triple): past it they go to a
@@ -395,10 +394,11 @@ private:
     /// while they parse, and keeps only the terms it lacks, in a dictionary
     /// of its own; these are folded into the store's in the file's order, so
     /// ids come in order of first appearance whatever the block, chunk and
-    /// thread counts, and no term is held twice but a block's new ones. The triples stay store ids until the end, when they
-    /// are indexed. Staged: on an error the dictionary is cut back to its
-    /// size before the load and the indexes are untouched. `own_text`: the
-    /// caller's text that `next` swapped in, to hand back.
+    /// thread counts, and no term is held twice but a block's new ones. The
+    /// triples, in store ids, wait in runs (triple_runs.hpp) until the end,
+    /// when they are indexed. Staged: on an error the dictionary is cut back
+    /// to its size before the load and the indexes are untouched.
+    /// `own_text`: the caller's text that `next` swapped in, to hand back.
     template <class NextBlock>
     load_report load_blocks(const std::string& name, const load_options& o, NextBlock&& next,
                             std::string* own_text = nullptr) {

@@ -99,45 +99,75 @@ inline std::string key(const term& t) {
 
 namespace rdf {
 
-/// The term behind a canonical key (append_key's inverse), for output
-/// formats that take the parts apart (SPARQL JSON results).
-inline term parse_key(std::string_view k) {
-    term t;
-    auto unescape = [](std::string_view s) {
-        std::string out;
-        out.reserve(s.size());
-        for (std::size_t i = 0; i < s.size(); ++i) {
-            if (s[i] != '\\' || i + 1 == s.size()) {
-                out += s[i];
-                continue;
-            }
-            const char c = s[++i];
-            if (c == 'n') out += '\n';
-            else if (c == 'r') out += '\r';
-            else if (c == 'u' && s.substr(i + 1, 4) == "003E") {
-                out += '>';
-                i += 4;
-            } else out += c;
-        }
-        return out;
-    };
+namespace detail {
+/// A canonical key's parts as slices of the key itself, still in its escapes
+/// (append_key's: \\ \" \n \r, and \u003E in IRIs): what an output format
+/// needs without a copy. `escaped`: whether value or datatype holds a backslash.
+struct key_parts {
+    term_kind kind = term_kind::iri;
+    std::string_view value, datatype, lang;
+    bool escaped = false;
+};
+
+inline key_parts split_key(std::string_view k) noexcept {
+    key_parts p;
     if (k.starts_with("_:")) {
-        t.kind = term_kind::blank;
-        t.value = k.substr(2);
-    } else if (k.starts_with('<') && k.size() >= 2) {
-        t.kind = term_kind::iri;
-        t.value = unescape(k.substr(1, k.size() - 2));
+        p.kind = term_kind::blank;
+        p.value = k.substr(2);
+        return p; // labels have no escapes
+    }
+    if (k.starts_with('<') && k.size() >= 2) {
+        p.value = k.substr(1, k.size() - 2);
     } else if (k.starts_with('"')) {
-        t.kind = term_kind::literal;
+        p.kind = term_kind::literal;
         std::size_t end = 1; // the closing quote: the first one not escaped
         while (end < k.size() && k[end] != '"') end += k[end] == '\\' ? 2 : 1;
-        t.value = unescape(k.substr(1, std::min(end, k.size()) - 1));
+        p.value = k.substr(1, std::min(end, k.size()) - 1);
         const std::string_view rest = end < k.size() ? k.substr(end + 1) : std::string_view();
-        if (rest.starts_with('@')) t.lang = rest.substr(1);
-        else if (rest.starts_with("^^<") && rest.size() >= 4) t.datatype = unescape(rest.substr(3, rest.size() - 4));
+        if (rest.starts_with('@')) p.lang = rest.substr(1);
+        else if (rest.starts_with("^^<") && rest.size() >= 4) p.datatype = rest.substr(3, rest.size() - 4);
     } else {
-        t.value = k;
+        p.value = k;
+        return p;
     }
+    p.escaped = p.value.find('\\') != std::string_view::npos || p.datatype.find('\\') != std::string_view::npos;
+    return p;
+}
+
+/// Append a key slice's text with append_key's escapes undone.
+inline void append_unescaped(std::string& out, std::string_view s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] != '\\' || i + 1 == s.size()) {
+            out += s[i];
+            continue;
+        }
+        const char c = s[++i];
+        if (c == 'n') out += '\n';
+        else if (c == 'r') out += '\r';
+        else if (c == 'u' && s.substr(i + 1, 4) == "003E") {
+            out += '>';
+            i += 4;
+        } else out += c;
+    }
+}
+} // namespace detail
+
+/// The term behind a canonical key (append_key's inverse), for output
+/// formats that take the parts apart.
+inline term parse_key(std::string_view k) {
+    const detail::key_parts p = detail::split_key(k);
+    term t;
+    t.kind = p.kind;
+    if (p.escaped || p.kind == term_kind::blank) {
+        t.value.reserve(p.value.size());
+        if (p.kind == term_kind::blank) t.value = p.value;
+        else detail::append_unescaped(t.value, p.value);
+        detail::append_unescaped(t.datatype, p.datatype);
+    } else {
+        t.value = p.value;
+        t.datatype = p.datatype;
+    }
+    t.lang = p.lang;
     return t;
 }
 

@@ -35,7 +35,7 @@ namespace rdf {
 class triple_runs {
 public:
     /// `memory_bytes`: the buffer's size (at least 64 KB); the merge's read
-    /// buffers share the same budget.
+    /// slices share the same budget, once the buffer is freed.
     explicit triple_runs(std::size_t memory_bytes)
         : capacity_(std::max<std::size_t>(memory_bytes, 64 << 10) / sizeof(triple)) {}
 
@@ -56,10 +56,17 @@ public:
     term_id max_p() const noexcept { return max_p_; }
     term_id max_o() const noexcept { return max_o_; }
 
-    /// Sort what is buffered: call once, after the last push and before merge.
+    /// Call once, after the last push and before merge. With runs on disk
+    /// the buffer's last triples become one more, and the buffer is freed,
+    /// so the merge's read slices have the whole budget.
     void finish() {
-        sort_unique(buffer_);
-        buffer_.shrink_to_fit();
+        if (runs_.empty()) {
+            sort_unique(buffer_);
+            buffer_.shrink_to_fit();
+            return;
+        }
+        if (!buffer_.empty()) spill();
+        buffer_ = {};
     }
 
     /// visit(const triple&) for each distinct triple, in SPO order. Throws
