@@ -24,34 +24,6 @@
 
 namespace rdf {
 
-std::string read_text_file(const std::string& path) {
-    gzFile f = gzopen(path.c_str(), "rb");
-    if (!f) throw load_error(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
-    gzbuffer(f, 1 << 20);
-    std::string text;
-    std::size_t used = 0;
-    for (;;) {
-        if (text.size() - used < (1 << 20)) text.resize(std::max<std::size_t>(text.size() * 2, 4 << 20));
-        const int n = gzread(f, text.data() + used, unsigned(std::min<std::size_t>(text.size() - used, 1u << 30)));
-        if (n < 0) {
-            int code = 0;
-            std::string why = gzerror(f, &code);
-            gzclose(f);
-            throw load_error(path, 0, 0, "cannot read: " + (code == Z_ERRNO ? std::string(std::strerror(errno)) : why));
-        }
-        if (n == 0) break;
-        used += std::size_t(n);
-    }
-    int code = 0;
-    const std::string why = gzerror(f, &code);
-    gzclose(f);
-    // A truncated .gz reads as a short file with Z_BUF_ERROR: say so rather
-    // than load the part that arrived.
-    if (code != Z_OK && code != Z_STREAM_END) throw load_error(path, 0, 0, "corrupt or truncated gzip data: " + why);
-    text.resize(used);
-    return text;
-}
-
 namespace {
 
 // Line ends in [b, e): memchr's vector loop, a call per line. std::count
@@ -130,6 +102,15 @@ bool line_block_reader::next(std::string& block, std::uint64_t& first_line) {
     first_line = next_line_;
     next_line_ += count_lines(block.data(), block.data() + block.size());
     return !block.empty();
+}
+
+std::string read_text_file(const std::string& path) {
+    // The block reader's opening, reading and truncation checks, its blocks joined.
+    line_block_reader in(path);
+    std::string text, block;
+    std::uint64_t first_line = 0;
+    while (in.next(block, first_line)) text += block;
+    return text;
 }
 
 std::vector<text_chunk> split_lines(std::string_view text, std::size_t size, std::uint64_t first_line) {

@@ -3,7 +3,7 @@
 copies of LUBM(1), against the store it builds, and (with --baseline) against
 another build of tacomesh-rdf in the same run, alternating.
 
-The target (issue 36): peak resident memory, as /usr/bin/time reports it
+The target: peak resident memory, as /usr/bin/time reports it
 (mapped input pages count), at most the final store + 256 MB at any size.
 The store's size is the store file `load` writes (its arrays, as in memory).
 
