@@ -6,6 +6,7 @@
 #include <serd/serd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdint>
@@ -70,7 +71,11 @@ bool line_block_reader::next(std::string& block, std::uint64_t& first_line) {
         // Read until the block holds block_bytes_ and a line end past what
         // came before it (a long line lengthens the block).
         const std::size_t used = block.size();
-        const std::size_t want = used < block_bytes_ ? block_bytes_ - used : std::max<std::size_t>(block_bytes_ / 4, 1);
+        // Grown by reads of at most what it holds (from 1 MB): resize zeroes
+        // what it adds, and a small file's load was mostly the zeroing and
+        // first touching of a whole block's pages (16 MB: 8-10 ms).
+        const std::size_t want = std::min(used < block_bytes_ ? block_bytes_ - used : std::max<std::size_t>(block_bytes_ / 4, 1),
+                                          std::max<std::size_t>(used, 1 << 20));
         block.resize(used + want);
         const int n = gzread(f, block.data() + used, unsigned(std::min<std::size_t>(want, 1u << 30)));
         if (n < 0) {
@@ -199,6 +204,16 @@ std::size_t walk_terms(std::string_view text, Visit&& visit, OnEscape&& on_escap
 } // namespace
 
 std::size_t find_bad_unicode_escape(std::string_view text) {
+    // Only a \\u or \\U escape can name no character, and the walk below
+    // looks at every byte: text without one is passed at memchr's pace (a
+    // literal-heavy file's escapes made the walk a tenth of its load). A
+    // backslash takes the next byte with it, as the walk's escapes do, so
+    // an escaped backslash before a 'u' is no candidate; where the two could
+    // differ (in a comment, which the walk skips) this only finds more.
+    bool candidate = false;
+    for (std::size_t i = text.find('\\'); i != std::string_view::npos && !candidate; i = text.find('\\', i + 2))
+        candidate = i + 1 < text.size() && (text[i + 1] == 'u' || text[i + 1] == 'U');
+    if (!candidate) return std::string_view::npos;
     // Escapes mean something only in IRIs and strings.
     return walk_terms(text, [](std::size_t) { return false; }, [&](std::size_t at) { return read_escape(text, at).second; });
 }
@@ -228,6 +243,181 @@ load_error bad_unicode_escape_error(const std::string& file, std::string_view te
                           "escape the character's own code point, e.g. \\U0001F600 rather than a surrogate pair");
 }
 
+namespace {
+
+// Byte classes for the line scanner: what may stand in an IRI or a
+// string literal as it is (plain), what ends it, what needs a closer look.
+enum : std::uint8_t { plain = 0, closes = 1, escape = 2, high = 3, refused = 4 };
+
+constexpr std::array<std::uint8_t, 256> byte_classes(bool iri) {
+    std::array<std::uint8_t, 256> t{};
+    for (int c = 0; c < 256; ++c) {
+        if (c >= 0x80) t[c] = high;
+        else if (c <= 0x20 || c == 0x7f) t[c] = refused; // (a literal's raw tab, too: serd decides those)
+        else t[c] = plain;
+    }
+    if (iri) {
+        for (const char c : {'<', '"', '{', '}', '|', '^', '`', '\\'}) t[static_cast<unsigned char>(c)] = refused;
+        t['>'] = closes;
+    } else {
+        t[' '] = plain;
+        t['"'] = closes;
+        t['\\'] = escape;
+    }
+    return t;
+}
+constexpr auto iri_bytes = byte_classes(true), literal_bytes = byte_classes(false);
+
+bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The scanner reads a line's terms into their parts, and refuses (returns
+// nullptr) anything it is not sure of: refusing is never wrong, serd reads
+// the line then.
+struct scanned_term {
+    term_kind kind = term_kind::iri;
+    std::string_view value, datatype, lang; // IRI and datatype without <>, blank label without _:
+};
+
+// <scheme:...> with only the characters N-Triples allows unescaped, and
+// valid UTF-8. From p at '<'.
+const char* scan_iri(const char* p, const char* end, std::string_view& body) {
+    const char* q = p + 1;
+    if (q == end || !is_alpha(*q)) return nullptr; // an absolute IRI starts with its scheme
+    while (q < end && (is_alpha(*q) || is_digit(*q) || *q == '+' || *q == '-' || *q == '.')) ++q;
+    if (q == end || *q != ':') return nullptr;
+    bool any_high = false;
+    for (; q < end; ++q) {
+        const std::uint8_t k = iri_bytes[static_cast<unsigned char>(*q)];
+        if (k == plain) continue;
+        if (k == closes) break;
+        if (k != high) return nullptr;
+        any_high = true;
+    }
+    if (q == end) return nullptr;
+    body = std::string_view(p + 1, std::size_t(q - p - 1));
+    if (any_high && detail::invalid_utf8_at(body) != std::string_view::npos) return nullptr;
+    return q + 1;
+}
+
+// "..." with the escapes \\t \\b \\n \\r \\f \\" \\' \\\\ (not \\u, \\U), then
+// @lang or ^^<datatype> or nothing. From p at '"'.
+// `own` holds the value if it had escapes.
+const char* scan_literal(const char* p, const char* end, scanned_term& t, std::string& own) {
+    const char* q = p + 1;
+    const char* run = q;
+    bool any_high = false, unescaped = false;
+    for (;; ++q) {
+        if (q == end) return nullptr;
+        const std::uint8_t k = literal_bytes[static_cast<unsigned char>(*q)];
+        if (k == plain) continue;
+        if (k == closes) break;
+        if (k == high) {
+            any_high = true;
+            continue;
+        }
+        if (k != escape || q + 1 == end) return nullptr;
+        if (!unescaped) own.clear();
+        unescaped = true;
+        own.append(run, q);
+        switch (q[1]) {
+        case 't': own += '\t'; break;
+        case 'b': own += '\b'; break;
+        case 'n': own += '\n'; break;
+        case 'r': own += '\r'; break;
+        case 'f': own += '\f'; break;
+        case '"': own += '"'; break;
+        case '\'': own += '\''; break;
+        case '\\': own += '\\'; break;
+        default: return nullptr; // \\u, \\U or an error
+        }
+        run = ++q + 1;
+    }
+    if (unescaped) {
+        own.append(run, q);
+        t.value = own;
+    } else {
+        t.value = std::string_view(p + 1, std::size_t(q - p - 1));
+    }
+    if (any_high && detail::invalid_utf8_at(std::string_view(p + 1, std::size_t(q - p - 1))) != std::string_view::npos)
+        return nullptr;
+    t.kind = term_kind::literal;
+    t.datatype = t.lang = {};
+    ++q;
+    if (q < end && *q == '@') {
+        const char* l = ++q;
+        if (q == end || !is_alpha(*q)) return nullptr;
+        while (q < end && is_alpha(*q)) ++q;
+        while (q < end && *q == '-') {
+            const char* part = ++q;
+            while (q < end && (is_alpha(*q) || is_digit(*q))) ++q;
+            if (q == part) return nullptr;
+        }
+        t.lang = std::string_view(l, std::size_t(q - l));
+    } else if (q + 1 < end && q[0] == '^' && q[1] == '^') {
+        q += 2;
+        if (q == end || *q != '<') return nullptr;
+        q = scan_iri(q, end, t.datatype);
+    }
+    return q;
+}
+
+// _:label with ASCII letters, digits, '_' and '-' (the first not '-'): N-Triples
+// also allows dots inside and other letters, which serd reads.
+const char* scan_blank(const char* p, const char* end, std::string_view& label) {
+    const char* q = p + 2;
+    if (q >= end || !(is_alpha(*q) || is_digit(*q) || *q == '_')) return nullptr;
+    while (q < end && (is_alpha(*q) || is_digit(*q) || *q == '_' || *q == '-')) ++q;
+    label = std::string_view(p + 2, std::size_t(q - p - 2));
+    return q;
+}
+
+const char* scan_term(const char* p, const char* end, scanned_term& t, bool object, std::string& own) {
+    if (p == end) return nullptr;
+    if (*p == '<') {
+        t.kind = term_kind::iri;
+        return scan_iri(p, end, t.value);
+    }
+    if (*p == '_' && p + 1 < end && p[1] == ':') {
+        t.kind = term_kind::blank;
+        return scan_blank(p, end, t.value);
+    }
+    if (*p == '"' && object) return scan_literal(p, end, t, own);
+    return nullptr;
+}
+
+const char* skip_blanks(const char* p, const char* end) {
+    while (p < end && (*p == ' ' || *p == '\t')) ++p;
+    return p;
+}
+
+enum class line_kind { refused, empty, triple };
+
+// A line (with its line end): its three terms, or an empty or comment line.
+line_kind scan_line(std::string_view line, std::array<scanned_term, 3>& t, std::array<std::string, 3>& own) {
+    const char* p = skip_blanks(line.data(), line.data() + line.size());
+    const char* end = line.data() + line.size();
+    while (end > p && (end[-1] == '\n' || end[-1] == '\r')) --end; // EOL is [\r\n]+
+    if (p == end) return line_kind::empty;
+    if (*p == '#') { // a comment of printable ASCII
+        for (const char* q = p; q < end; ++q)
+            if (static_cast<unsigned char>(*q) < 0x20 ? *q != '\t' : static_cast<unsigned char>(*q) >= 0x7f)
+                return line_kind::refused;
+        return line_kind::empty;
+    }
+    for (std::size_t i = 0; i < 3; ++i) {
+        // A blank after each term (serd decides "_:b." and the like), the dot after the last.
+        if (!(p = scan_term(p, end, t[i], i == 2, own[i])) || p == end) return line_kind::refused;
+        const char* after = skip_blanks(p, end);
+        if (after == p && (i < 2 || t[i].kind == term_kind::blank)) return line_kind::refused;
+        p = after;
+    }
+    if (t[1].kind != term_kind::iri || *p != '.' || skip_blanks(p + 1, end) != end) return line_kind::refused;
+    return line_kind::triple;
+}
+
+} // namespace
+
 // serd calls these with the parser as its handle.
 struct ntriples_parser::serd_sink {
     static std::string_view sv(const SerdNode* n) {
@@ -242,9 +432,7 @@ struct ntriples_parser::serd_sink {
         case SERD_LITERAL: append_key(self.key_, term_kind::literal, sv(n), sv(datatype), sv(lang)); break;
         default: self.failure_ = "unexpected node type " + std::to_string(int(n->type)); return no_term;
         }
-        if (!self.known_) return self.dict_.intern(self.key_);
-        if (const term_id id = self.known_->find(self.key_); id != no_term) return id;
-        return fresh_id(self.dict_.intern(self.key_));
+        return self.encode_key(self.key_);
     }
 
     static SerdStatus on_statement(void* self_, SerdStatementFlags, const SerdNode*, const SerdNode* s,
@@ -279,12 +467,68 @@ struct ntriples_parser::serd_sink {
     }
 };
 
-void ntriples_parser::parse(std::string& text, const text_chunk& c) {
-    if (c.begin == c.end) return;
+term_id ntriples_parser::encode_key(std::string_view k) {
+    if (!known_) return dict_.intern(k);
+    if (const term_id id = known_->find(k); id != no_term) return id;
+    return fresh_id(dict_.intern(k));
+}
+
+void ntriples_parser::refuse_nul(const std::string& text, const text_chunk& c) const {
+    // serd would take a NUL for the end of its text.
     if (const void* nul = std::memchr(text.data() + c.begin, 0, c.end - c.begin)) {
         const std::size_t at = std::size_t(static_cast<const char*>(nul) - text.data());
         throw error_at(text, c, at, "NUL byte in the text (is this a binary file?)");
     }
+}
+
+void ntriples_parser::parse(std::string& text, const text_chunk& c) {
+    if (c.begin == c.end) return;
+    refuse_nul(text, c);
+    // Line by line: the forms most data is written in by scan_line, runs of
+    // other lines (\\u escapes, labels with dots, comments after a
+    // statement, a statement over two lines, errors) by serd, which then
+    // also names what is wrong. A run ends at the next line scan_line reads
+    // as a triple. Both give the keys append_key writes, so a line's terms
+    // do not depend on which of them read it.
+    std::array<scanned_term, 3> t;
+    std::uint64_t line = c.first_line, run_line = 0;
+    std::size_t run = c.end; // where the lines for serd start; c.end: none
+    for (std::size_t b = c.begin; b < c.end; ++line) {
+        const void* nl = std::memchr(text.data() + b, '\n', c.end - b);
+        const std::size_t e = nl ? std::size_t(static_cast<const char*>(nl) - text.data()) + 1 : c.end;
+        const line_kind k = scan_line(std::string_view(text.data() + b, e - b), t, unescaped_);
+        if (k == line_kind::refused || (k == line_kind::empty && run != c.end)) {
+            if (run == c.end) run = b, run_line = line;
+            b = e;
+            continue;
+        }
+        if (run != c.end) {
+            parse_with_serd(text, {run, b, run_line});
+            run = c.end;
+        }
+        if (k == line_kind::triple) {
+            term_id id[3];
+            for (std::size_t i = 0; i < 3; ++i) {
+                key_.clear();
+                if (t[i].kind == term_kind::blank) {
+                    key_ += "_:";
+                    key_ += blank_prefix_;
+                    key_ += t[i].value;
+                } else {
+                    append_key(key_, t[i].kind, t[i].value, t[i].datatype, t[i].lang);
+                }
+                id[i] = encode_key(key_);
+            }
+            triples_.push_back({id[0], id[1], id[2]});
+        }
+        b = e;
+    }
+    if (run != c.end) parse_with_serd(text, {run, c.end, run_line});
+}
+
+void ntriples_parser::parse_with_serd(std::string& text, const text_chunk& c) {
+    if (c.begin == c.end) return;
+    refuse_nul(text, c);
     char& last = text[c.end - 1];
     const char kept = last;
     if (kept == '\n' && c.end < text.size()) last = '\0';
@@ -308,7 +552,11 @@ void ntriples_parser::parse(std::string& text, const text_chunk& c) {
             bad_escape = bad_unicode_escape_error(file_, chunk, at, c.first_line);
     if (st != SERD_SUCCESS || !error_.empty()) {
         if (error_.empty()) error_ = serd_strerror(st) ? reinterpret_cast<const char*>(serd_strerror(st)) : "syntax error";
-        load_error e(file_, c.first_line + (error_line_ ? error_line_ - 1 : 0), error_column_, error_);
+        // serd's columns on the first line of its text are one past those
+        // on the lines after it (where a line end resets the count): its
+        // texts here start at a line's start, so that is undone.
+        const std::uint64_t column = error_line_ <= 1 && error_column_ > 0 ? error_column_ - 1 : error_column_;
+        load_error e(file_, c.first_line + (error_line_ ? error_line_ - 1 : 0), column, error_);
         if (bad_escape && (bad_escape->line < e.line || (bad_escape->line == e.line && bad_escape->column < e.column)))
             throw *bad_escape;
         throw e;

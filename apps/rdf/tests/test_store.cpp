@@ -214,6 +214,9 @@ TEST_CASE("An escape naming no character (a surrogate, past U+10FFFF) is refused
     refused("<http://e/a> <http://e/p> \"a\" .\n<http://e/a> <http://e/p> <http://e/\\uDFFF> .\n", "e.nt:2:37");
     refused("<http://e/a> <http://e/p> \"x\\U0000DBFF\" .\n", "e.nt:1:29");
     refused("<http://e/a> <http://e/p> \"x\\U00110000\" .\n", "e.nt:1:29");
+    // After escaped backslashes, a surrogate is still seen (a backslash pairs with the byte after it).
+    refused("<http://e/a> <http://e/p> \"a\\\\\\uD800\" .\n", "e.nt:1:31");
+    refused("<http://e/a> <http://e/p> \"\\\\u \\\\\\\\\\U0000D800\" .\n", "e.nt:1:36");
     // In the third chunk of a parse on several threads: still its own line.
     {
         std::string text;
@@ -578,6 +581,36 @@ TEST_CASE("A damaged store file is refused on open, naming the file and what is 
     std::remove(path.c_str());
 }
 
+TEST_CASE("Keys escape each special byte wherever it falls in a word-at-a-time scan", "[store]") {
+    // The byte-by-byte form the word scan must equal.
+    auto reference = [](std::string_view s, bool iri) {
+        std::string out;
+        for (const char c : s) {
+            if (c == '\\') out += "\\\\";
+            else if (c == '\n') out += "\\n";
+            else if (c == '\r') out += "\\r";
+            else if (c == '"' && !iri) out += "\\\"";
+            else if (c == '>' && iri) out += "\\u003E";
+            else out += c;
+        }
+        return out;
+    };
+    for (const char special : {'\\', '\n', '\r', '"', '>'})
+        for (std::size_t len = 1; len <= 20; ++len)
+            for (std::size_t at = 0; at < len; ++at) {
+                std::string s(len, 'x');
+                s[at] = special;
+                if (at + 3 < len) s[at + 3] = '\xc3'; // a high byte beside it
+                for (const bool iri : {false, true}) {
+                    std::string out = "<";
+                    rdf::detail::append_escaped(out, s, iri);
+                    INFO(int(special) << " at " << at << " of " << len << (iri ? " (IRI)" : " (literal)"));
+                    CHECK(out == "<" + reference(s, iri));
+                    CHECK(rdf::detail::needs_escape(s, iri) == (out.size() != s.size() + 1));
+                }
+            }
+}
+
 TEST_CASE("Dictionary keys: what append_key writes is accepted, anything else named", "[store]") {
     std::size_t at = 0;
     for (const rdf::term& t : {rdf::term{rdf::term_kind::iri, "http://e/a\\b>c\"d e<f\tg", "", ""},
@@ -668,4 +701,129 @@ TEST_CASE("A store whose dictionary was damaged is refused: term shapes, UTF-8, 
 TEST_CASE("A store path that is a directory or missing is refused with its name", "[store]") {
     CHECK_THROWS_WITH(rdf::open_store("/tmp"), Catch::Contains("/tmp: not a regular file"));
     CHECK_THROWS_WITH(rdf::open_store("/nonexistent/x.tmrdf"), Catch::Contains("/nonexistent/x.tmrdf: cannot open"));
+}
+
+namespace {
+
+// What a parser made of `text` as one chunk: its keys in id order and its
+// triples, or the error.
+struct parsed {
+    bool failed = false;
+    std::string error;
+    std::vector<std::string> keys;
+    std::vector<rdf::triple> triples;
+    bool operator==(const parsed& o) const {
+        return failed == o.failed && keys == o.keys &&
+               std::equal(triples.begin(), triples.end(), o.triples.begin(), o.triples.end(),
+                          [](const rdf::triple& a, const rdf::triple& b) { return a.s == b.s && a.p == b.p && a.o == b.o; });
+    }
+};
+
+parsed parse_by(std::string text, bool serd_only) {
+    rdf::ntriples_parser p("t.nt", "pfx");
+    parsed out;
+    try {
+        const rdf::text_chunk whole{0, text.size(), 1};
+        serd_only ? p.parse_with_serd(text, whole) : p.parse(text, whole);
+    } catch (const rdf::load_error& e) {
+        out.failed = true;
+        out.error = e.what();
+        return out;
+    }
+    for (rdf::term_id i = 0; i < p.dictionary().size(); ++i) out.keys.emplace_back(p.dictionary().key(i));
+    out.triples = p.triples();
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("The line scanner reads what serd reads, to the key, and leaves it every other line", "[store]") {
+    const std::string lines[] = {
+        "<http://e/a> <http://e/p> <http://e/o> .",
+        "<http://e/a>\t<http://e/p>\t<http://e/o>\t.",
+        "  <http://e/a>   <http://e/p> <http://e/o>.  ",
+        "<http://e/a> <http://e/p> <http://e/o> .\r",
+        "<http://e/a> <http://e/p> \"x\".",
+        "<http://e/a> <http://e/p> \"\" .",
+        "<http://e/a> <http://e/p> \"caf\xc3\xa9 \xf0\x9f\x98\x80\"@fr-CA .",
+        "<http://e/a> <http://e/p> \"x\"@EN-gb .",
+        "<http://e/a> <http://e/p> \"x\"@en- .",
+        "<http://e/a> <http://e/p> \"x\"@ .",
+        "<http://e/a> <http://e/p> \"x\"@1en .",
+        "<http://e/a> <http://e/p> \"5\"^^<http://www.w3.org/2001/XMLSchema#integer> .",
+        "<http://e/a> <http://e/p> \"s\"^^<http://www.w3.org/2001/XMLSchema#string> .",
+        "<http://e/a> <http://e/p> \"x\"^^<rel> .",
+        "<http://e/a> <http://e/p> \"x\"^^ .",
+        "<http://e/a> <http://e/p> \"t\\tb\\bn\\nr\\rf\\fq\\\"a\\'s\\\\\" .",
+        "<http://e/a> <http://e/p> \"\\u00e9\\U0001F600\" .",
+        "<http://e/a> <http://e/p> \"\\x\" .",
+        "<http://e/a> <http://e/p> \"raw\ttab\" .",
+        "<http://e/a> <http://e/p> \"del\x7f\" .",
+        "<http://e/a> <http://e/p> \"bad\xc3(\" .",
+        "<http://e/a> <http://e/p> \"unclosed .",
+        "<http://e/\xc3\xa9> <http://e/p> <http://e/o> .",
+        "<http://e/\xff> <http://e/p> <http://e/o> .",
+        "<http://e/a b> <http://e/p> <http://e/o> .",
+        "<http://e/a{b}> <http://e/p> <http://e/o> .",
+        "<http://e/a|^`> <http://e/p> <http://e/o> .",
+        "<http://e/%zz?q=1#f> <http://e/p> <http://e/o> .",
+        "<http://e/\\u0041> <http://e/p> <http://e/o> .",
+        "<rel> <http://e/p> <http://e/o> .",
+        "<1a:b> <http://e/p> <http://e/o> .",
+        "<a+b-c.d:x> <http://e/p> <http://e/o> .",
+        "_:b1 <http://e/p> _:genid3 .",
+        "_:b-1 <http://e/p> _:_x .",
+        "_:1a <http://e/p> _:a.b .",
+        "_:-a <http://e/p> <http://e/o> .",
+        "<http://e/a> <http://e/p> _:b1.",
+        "_:b1 _:p <http://e/o> .",
+        "\"lit\" <http://e/p> <http://e/o> .",
+        "<http://e/a> \"p\" <http://e/o> .",
+        "<http://e/a> <http://e/p> <http://e/o>",
+        "<http://e/a> <http://e/p> <http://e/o> . # a comment",
+        "# a comment line",
+        "# caf\xc3\xa9 comment",
+        "",
+        "   \t ",
+        "<http://e/a> <http://e/p> <http://e/o> . <http://e/a> <http://e/p> <http://e/o2> .",
+        "<http://e/a> <http://e/p><http://e/o> .",
+        "<http://e/a><http://e/p> <http://e/o> .",
+    };
+    for (const std::string& l : lines) {
+        INFO(l);
+        const parsed scanned = parse_by(l + "\n", false), by_serd = parse_by(l + "\n", true);
+        CHECK(scanned == by_serd);
+        CHECK(scanned.error == by_serd.error);
+    }
+    // All of them at once, and the valid ones with a statement over two
+    // lines among them: runs of lines go to serd together.
+    std::string all, valid;
+    for (const std::string& l : lines) {
+        all += l + "\n";
+        if (!parse_by(l + "\n", true).failed) valid += l + "\n";
+    }
+    valid += "<http://e/a> <http://e/p>\n  <http://e/split> .\n<http://e/a> <http://e/p> <http://e/after> .\n";
+    CHECK(parse_by(all, false).failed);
+    CHECK(parse_by(all, false).error == parse_by(all, true).error);
+    const parsed v = parse_by(valid, false);
+    CHECK_FALSE(v.failed);
+    CHECK(v == parse_by(valid, true));
+    CHECK(std::find(v.keys.begin(), v.keys.end(), "<http://e/split>") != v.keys.end());
+    CHECK(std::find(v.keys.begin(), v.keys.end(), "_:pfxb1") != v.keys.end()); // blank nodes get the file's prefix
+
+    // Random lines of the pieces above, valid and not.
+    const char* pieces[] = {"<http://e/a>", "<http://e/\xc3\xa9>", "_:b", "_:b.c", "\"x\"", "\"a\\\"b\"", "\"x\"@en",
+                            "\"1\"^^<http://e/t>", "\"\\u0041\"", "<rel>", " ", "\t", ".", "#", "\"\xff\"", "@en", "^^"};
+    std::uint64_t seed = 12345;
+    auto next = [&] { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+    for (int n = 0; n < 3000; ++n) {
+        std::string l;
+        const int k = 2 + int(next() % 6);
+        for (int i = 0; i < k; ++i) l += std::string(pieces[next() % std::size(pieces)]) + (next() % 4 ? " " : "");
+        if (next() % 3) l += " .";
+        INFO(l);
+        const parsed scanned = parse_by(l + "\n", false), by_serd = parse_by(l + "\n", true);
+        CHECK(scanned == by_serd);
+        CHECK(scanned.error == by_serd.error);
+    }
 }

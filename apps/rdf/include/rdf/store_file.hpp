@@ -117,55 +117,6 @@ struct file_reader {
     }
 };
 
-/// The first byte of `s` that is not part of well-formed UTF-8 (an
-/// overlong form, a surrogate, past U+10FFFF, a stray or missing
-/// continuation byte), or npos. The loaders' parsers take only UTF-8.
-inline std::size_t invalid_utf8_at(std::string_view s) noexcept {
-    const auto* b = reinterpret_cast<const unsigned char*>(s.data());
-    const std::size_t n = s.size();
-    for (std::size_t i = 0; i < n;) {
-        // Eight ASCII bytes at a time: keys are mostly ASCII, and a store's
-        // open reads every byte of its dictionary.
-        if (i + 8 <= n) {
-            std::uint64_t w;
-            std::memcpy(&w, b + i, 8);
-            if ((w & 0x8080808080808080ull) == 0) {
-                i += 8;
-                continue;
-            }
-        }
-        const unsigned c = b[i];
-        if (c < 0x80) {
-            ++i;
-            continue;
-        }
-        std::size_t len = 0;
-        unsigned lo = 0x80, hi = 0xbf; // the second byte's range
-        if (c >= 0xc2 && c <= 0xdf) len = 2;
-        else if (c >= 0xe0 && c <= 0xef) len = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-        else if (c >= 0xf0 && c <= 0xf4) len = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-        else return i;
-        if (i + len > n || b[i + 1] < lo || b[i + 1] > hi) return i;
-        for (std::size_t k = 2; k < len; ++k)
-            if (b[i + k] < 0x80 || b[i + k] > 0xbf) return i;
-        i += len;
-    }
-    return std::string_view::npos;
-}
-
-/// Whether any of the eight bytes at p is one of `special` (the bodies of
-/// IRIs and literals are scanned a word at a time: an open reads every
-/// byte of the dictionary). May say yes for a byte just past a match,
-/// never no for a match: a yes is looked at byte by byte.
-template <unsigned char... special>
-bool word_may_hold(const char* p) noexcept {
-    constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    auto zero_byte = [&](std::uint64_t v) { return (v - ones) & ~v & highs; };
-    return ((zero_byte(w ^ (ones * special))) | ...) != 0;
-}
-
 /// What is wrong with a dictionary key, measured against the form
 /// append_key (term.hpp) gives every term, or nullptr if nothing: <iri>,
 /// "lexical" with an optional @lang or ^^<datatype>, _:label, all valid

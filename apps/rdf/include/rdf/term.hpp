@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -26,32 +27,91 @@ inline constexpr std::string_view rdf_lang_string = "http://www.w3.org/1999/02/2
 inline constexpr std::string_view rdf_type = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
 
 namespace detail {
-/// Whether any byte of s needs an escape in an IRI or a literal's quotes.
-/// A plain loop: string_view::find_first_of calls memchr over the set once
-/// per byte of s: an eighth of a SPARQL BIND query's time went there.
-inline bool needs_escape(std::string_view s, bool iri) noexcept {
-    const char quote = iri ? '>' : '"';
-    for (const char c : s)
-        if (c == '\\' || c == '\n' || c == '\r' || c == quote) return true;
-    return false;
+/// Whether any of the eight bytes at p is one of `special` (bodies of IRIs
+/// and literals are scanned a word at a time: loading escapes every term,
+/// and a store's open reads every byte of its dictionary). May say yes for
+/// a byte just past a match, never no for a match: a yes is looked at byte
+/// by byte.
+template <unsigned char... special>
+bool word_may_hold(const char* p) noexcept {
+    constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    auto zero_byte = [&](std::uint64_t v) { return (v - ones) & ~v & highs; };
+    return ((zero_byte(w ^ (ones * special))) | ...) != 0;
 }
 
-inline void append_escaped(std::string& out, std::string_view s, bool iri) {
-    // Most terms need no escape: one scan, one append (loading spends its
-    // time here otherwise).
-    if (!needs_escape(s, iri)) {
-        out += s;
-        return;
+/// The first byte of `s` that is not part of well-formed UTF-8 (an
+/// overlong form, a surrogate, past U+10FFFF, a stray or missing
+/// continuation byte), or npos. The loaders take only UTF-8, and a
+/// store's open checks its keys with it.
+inline std::size_t invalid_utf8_at(std::string_view s) noexcept {
+    const auto* b = reinterpret_cast<const unsigned char*>(s.data());
+    const std::size_t n = s.size();
+    for (std::size_t i = 0; i < n;) {
+        // Eight ASCII bytes at a time: keys are mostly ASCII, and a store's
+        // open reads every byte of its dictionary.
+        if (i + 8 <= n) {
+            std::uint64_t w;
+            std::memcpy(&w, b + i, 8);
+            if ((w & 0x8080808080808080ull) == 0) {
+                i += 8;
+                continue;
+            }
+        }
+        const unsigned c = b[i];
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        std::size_t len = 0;
+        unsigned lo = 0x80, hi = 0xbf; // the second byte's range
+        if (c >= 0xc2 && c <= 0xdf) len = 2;
+        else if (c >= 0xe0 && c <= 0xef) len = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+        else if (c >= 0xf0 && c <= 0xf4) len = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+        else return i;
+        if (i + len > n || b[i + 1] < lo || b[i + 1] > hi) return i;
+        for (std::size_t k = 2; k < len; ++k)
+            if (b[i + k] < 0x80 || b[i + k] > 0xbf) return i;
+        i += len;
     }
-    for (const char c : s) {
-        switch (c) {
-        case '"': iri ? out += c : out += "\\\""; break;
+    return std::string_view::npos;
+}
+
+/// The first byte of s from `at` on that needs an escape in an IRI (iri)
+/// or between a literal's quotes, or s.size().
+inline std::size_t next_escape(std::string_view s, std::size_t at, bool iri) noexcept {
+    const char quote = iri ? '>' : '"';
+    for (;;) {
+        if (iri)
+            while (at + 8 <= s.size() && !word_may_hold<'>', '\\', '\n', '\r'>(s.data() + at)) at += 8;
+        else
+            while (at + 8 <= s.size() && !word_may_hold<'"', '\\', '\n', '\r'>(s.data() + at)) at += 8;
+        for (const std::size_t stop = std::min(s.size(), at + 8); at < stop; ++at)
+            if (const char c = s[at]; c == '\\' || c == '\n' || c == '\r' || c == quote) return at;
+        if (at == s.size()) return at;
+    }
+}
+
+/// Whether any byte of s needs an escape in an IRI or a literal's quotes.
+inline bool needs_escape(std::string_view s, bool iri) noexcept { return next_escape(s, 0, iri) != s.size(); }
+
+inline void append_escaped(std::string& out, std::string_view s, bool iri) {
+    // Runs without an escape are appended whole: most terms are one run
+    // (loading spends its time here otherwise; a literal-heavy file's
+    // keys are most of its bytes).
+    for (std::size_t from = 0;;) {
+        const std::size_t at = next_escape(s, from, iri);
+        out.append(s.data() + from, at - from);
+        if (at == s.size()) return;
+        switch (s[at]) {
+        case '"': out += "\\\""; break;
         case '\\': out += "\\\\"; break;
         case '\n': out += "\\n"; break;
         case '\r': out += "\\r"; break;
-        case '>': iri ? out += "\\u003E" : out += c; break;
-        default: out += c;
+        case '>': out += "\\u003E"; break;
         }
+        from = at + 1;
     }
 }
 inline char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
