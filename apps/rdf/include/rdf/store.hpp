@@ -296,7 +296,8 @@ public:
     store(dictionary_builder dict, index_parts<std_vector> index) : dict_(std::move(dict)), index_(std::move(index)) {}
 
     /// Parse an RDF file (plain or gzip) and add its triples: N-Triples by
-    /// serd, read block by block as it is parsed, RDF/XML (.owl, .rdf, .xml)
+    /// the line scanner and serd (ntriples.hpp), read block by block as it
+    /// is parsed, RDF/XML (.owl, .rdf, .xml)
     /// and Turtle (.ttl) by raptor, read whole (ontologies and small
     /// files). Throws load_error on malformed input, leaving the store as it
     /// was.
