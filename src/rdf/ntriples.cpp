@@ -430,6 +430,11 @@ struct ntriples_parser::serd_sink {
         case SERD_URI: append_key(self.key_, term_kind::iri, sv(n)); break;
         case SERD_BLANK: append_key(self.key_, term_kind::blank, sv(n)); break;
         case SERD_LITERAL: append_key(self.key_, term_kind::literal, sv(n), sv(datatype), sv(lang)); break;
+        case SERD_CURIE: // serd's N-Triples reader takes a bare name as one
+            self.failure_token_ = sv(n);
+            self.failure_ = "'" + self.failure_token_ +
+                            "' is not a term of N-Triples: write an IRI in <...>, a blank node _:label or a \"literal\"";
+            return no_term;
         default: self.failure_ = "unexpected node type " + std::to_string(int(n->type)); return no_term;
         }
         return self.encode_key(self.key_);
@@ -481,7 +486,7 @@ void ntriples_parser::refuse_nul(const std::string& text, const text_chunk& c) c
     }
 }
 
-void ntriples_parser::parse(std::string& text, const text_chunk& c) {
+void ntriples_parser::parse(const std::string& text, const text_chunk& c) {
     if (c.begin == c.end) return;
     refuse_nul(text, c);
     // Line by line: the forms most data is written in by scan_line, runs of
@@ -491,6 +496,17 @@ void ntriples_parser::parse(std::string& text, const text_chunk& c) {
     // as a triple. Both give the keys append_key writes, so a line's terms
     // do not depend on which of them read it.
     std::array<scanned_term, 3> t;
+    auto serd_run = [&](std::size_t from, std::size_t to, std::uint64_t first) {
+        try {
+            parse_with_serd(text, {from, to, first});
+        } catch (const load_error&) {
+            // A statement may go on past the run (a missing dot, and then a
+            // line the scanner reads): the rest of the chunk, read on by
+            // serd, names the error as serd reading it all would.
+            if (to < c.end) parse_with_serd(text, {from, c.end, first});
+            throw;
+        }
+    };
     std::uint64_t line = c.first_line, run_line = 0;
     std::size_t run = c.end; // where the lines for serd start; c.end: none
     for (std::size_t b = c.begin; b < c.end; ++line) {
@@ -503,7 +519,7 @@ void ntriples_parser::parse(std::string& text, const text_chunk& c) {
             continue;
         }
         if (run != c.end) {
-            parse_with_serd(text, {run, b, run_line});
+            serd_run(run, b, run_line);
             run = c.end;
         }
         if (k == line_kind::triple) {
@@ -523,25 +539,68 @@ void ntriples_parser::parse(std::string& text, const text_chunk& c) {
         }
         b = e;
     }
-    if (run != c.end) parse_with_serd(text, {run, c.end, run_line});
+    if (run != c.end) serd_run(run, c.end, run_line);
 }
 
-void ntriples_parser::parse_with_serd(std::string& text, const text_chunk& c) {
-    if (c.begin == c.end) return;
-    refuse_nul(text, c);
-    char& last = text[c.end - 1];
-    const char kept = last;
-    if (kept == '\n' && c.end < text.size()) last = '\0';
+namespace {
+// serd reads a range as a stream that ends where it does: a string would
+// need a NUL after it, written over the next line's first byte (another
+// thread's chunk) or over the range's last line end (which made serd
+// report "end of file" for a literal left open on that line). Past the
+// file's first line, a space goes first: serd takes bytes EF.. at the
+// start of its text for a byte order mark, which only the file's start
+// may have.
+struct serd_range {
+    const char* at;
+    std::size_t left;
+    bool space;
+    static std::size_t read(void* buf, std::size_t size, std::size_t n, void* stream) {
+        auto& r = *static_cast<serd_range*>(stream);
+        char* out = static_cast<char*>(buf);
+        std::size_t room = size * n, k = 0;
+        if (r.space && room) {
+            out[k++] = ' ';
+            --room;
+            r.space = false;
+        }
+        const std::size_t m = std::min(r.left, room);
+        std::memcpy(out + k, r.at, m);
+        r.at += m;
+        r.left -= m;
+        return size ? (k + m) / size : 0;
+    }
+    static int error(void*) { return 0; }
+};
+} // namespace
+
+int ntriples_parser::read_with_serd(const std::string& text, std::size_t begin, std::size_t end, bool space) {
+    serd_range in{text.data() + begin, end - begin, space};
     SerdReader* r = serd_reader_new(SERD_NTRIPLES, this, nullptr, nullptr, nullptr, &serd_sink::on_statement, nullptr);
     serd_reader_set_strict(r, true);
     serd_reader_set_error_sink(r, &serd_sink::on_error, this);
     if (!blank_prefix_.empty()) serd_reader_add_blank_prefix(r, reinterpret_cast<const std::uint8_t*>(blank_prefix_.c_str()));
     error_.clear();
     failure_.clear();
-    const SerdStatus st = serd_reader_read_string(r, reinterpret_cast<const std::uint8_t*>(text.data() + c.begin));
+    failure_token_.clear();
+    error_line_ = error_column_ = 0;
+    const SerdStatus st = serd_reader_read_source(r, &serd_range::read, &serd_range::error, &in, nullptr, 4096);
     serd_reader_free(r);
-    last = kept;
-    if (!failure_.empty()) throw load_error(file_, 0, 0, failure_);
+    return int(st);
+}
+
+void ntriples_parser::parse_with_serd(const std::string& text, const text_chunk& c) {
+    if (c.begin == c.end) return;
+    refuse_nul(text, c);
+    const bool space = c.first_line > 1;
+    const auto st = SerdStatus(read_with_serd(text, c.begin, c.end, space));
+    if (!failure_.empty()) {
+        // serd tells a statement's terms, not where they stand: the name is looked for.
+        const std::size_t at = failure_token_.empty()
+                                   ? std::string_view::npos
+                                   : find_turtle_name(std::string_view(text.data() + c.begin, c.end - c.begin), failure_token_);
+        if (at != std::string_view::npos) throw error_at(text, c, c.begin + at, failure_);
+        throw load_error(file_, 0, 0, failure_);
+    }
     // serd takes a surrogate escape; the chunk is searched for one only if
     // it has a backslash at all (most data has none), and the first error in
     // the text is the one reported.
@@ -551,12 +610,30 @@ void ntriples_parser::parse_with_serd(std::string& text, const text_chunk& c) {
         if (const std::size_t at = find_bad_unicode_escape(chunk); at != std::string_view::npos)
             bad_escape = bad_unicode_escape_error(file_, chunk, at, c.first_line);
     if (st != SERD_SUCCESS || !error_.empty()) {
-        if (error_.empty()) error_ = serd_strerror(st) ? reinterpret_cast<const char*>(serd_strerror(st)) : "syntax error";
+        std::uint64_t line = c.first_line + (error_line_ ? error_line_ - 1 : 0);
+        if (error_.empty()) {
+            // Failed without a word of where (some syntax errors are not
+            // reported, only returned): the first line serd refuses alone.
+            error_ = serd_strerror(st) ? reinterpret_cast<const char*>(serd_strerror(st)) : "syntax error";
+            const std::string why = error_;
+            line = c.first_line;
+            for (std::size_t b = c.begin; b < c.end; ++line) {
+                const void* nl = std::memchr(text.data() + b, '\n', c.end - b);
+                const std::size_t e = nl ? std::size_t(static_cast<const char*>(nl) - text.data()) + 1 : c.end;
+                if (read_with_serd(text, b, e, line > 1) != SERD_SUCCESS || !error_.empty()) break;
+                b = e;
+            }
+            if (line >= c.first_line + count_lines(text.data() + c.begin, text.data() + c.end) + 1) line = c.first_line;
+            error_ = why;
+            error_line_ = error_column_ = 0;
+        }
         // serd's columns on the first line of its text are one past those
-        // on the lines after it (where a line end resets the count): its
-        // texts here start at a line's start, so that is undone.
-        const std::uint64_t column = error_line_ <= 1 && error_column_ > 0 ? error_column_ - 1 : error_column_;
-        load_error e(file_, c.first_line + (error_line_ ? error_line_ - 1 : 0), column, error_);
+        // on the lines after it (where a line end resets the count), and
+        // the space put first is one more: its texts here start at a
+        // line's start, so that is undone.
+        const std::uint64_t shift = space ? 2 : 1;
+        const std::uint64_t column = error_line_ <= 1 ? (error_column_ > shift ? error_column_ - shift : 0) : error_column_;
+        load_error e(file_, line, column, error_);
         if (bad_escape && (bad_escape->line < e.line || (bad_escape->line == e.line && bad_escape->column < e.column)))
             throw *bad_escape;
         throw e;

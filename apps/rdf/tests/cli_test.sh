@@ -29,6 +29,11 @@ for i in $queries; do
   q=$(printf "q%02d.rq" "$i")
   expect "q$i from the store" "$("$cli" query --data "$tmp/lubm.store" "$data/queries/$q" --count --quiet)" "$(answer "$q")"
 done
+# On one core the store is mapped and read in place; on several, copied for the cores to share.
+"$cli" query --data "$tmp/lubm.store" "$data/queries/q09.rq" --count >/dev/null 2>"$tmp/err"
+expect "one core: the store mapped" "$(grep -c 'mapped and checked in' "$tmp/err")" "1"
+"$cli" query --data "$tmp/lubm.store" "$data/queries/q09.rq" --count --cores 2 >/dev/null 2>"$tmp/err"
+expect "two cores: the store loaded" "$(grep -c ', loaded in' "$tmp/err")" "1"
 expect "q09 data-parallel, processes" \
   "$("$cli" query --data "$tmp/lubm.store" "$data/queries/q09.rq" --count --quiet --cores 2 --model data --platform processes)" "$(answer q09.rq)"
 # --explain shows the deal's balance: each core's rows (they add up) and time.

@@ -308,11 +308,18 @@ taco::core_id default_cores() { return taco::core_id(std::max(2u, std::thread::h
 
 struct loaded {
     rdf::store store;
+    /// A store file read in place (`map`): then `store` is empty.
+    std::optional<rdf::mapped_store> mapped;
     double load_seconds = 0;
     std::optional<rdf::inference_report> inference;
+
+    rdf::store_view view() const { return mapped ? mapped->view() : store.view(); }
 };
 
-loaded load_inputs(const options& o) {
+/// `map`: a store file given as --data is mapped and read in place (what
+/// a query on one core needs); otherwise it is read into private memory,
+/// where the cores can share it and inference can add to it.
+loaded load_inputs(const options& o, bool map = false) {
     loaded l;
     const bool progress = !o.quiet && isatty(2);
     const auto t0 = std::chrono::steady_clock::now();
@@ -320,7 +327,8 @@ loaded load_inputs(const options& o) {
         if (rdf::is_store_file(file)) {
             if (l.store.triple_count() != 0 || o.data.size() > 1)
                 throw std::runtime_error(file + ": a store file must be the only --data");
-            l.store = rdf::open_store(file);
+            if (map && !o.infer) l.mapped.emplace(file);
+            else l.store = rdf::open_store(file);
             continue;
         }
         rdf::load_options lo;
@@ -354,11 +362,15 @@ loaded load_inputs(const options& o) {
             std::fprintf(stderr, "inference: %llu triples added in %u rounds, %.3f s on %u cores\n",
                          (unsigned long long)l.inference->added, l.inference->rounds, l.inference->seconds, unsigned(cores));
     }
-    if (!o.quiet)
-        std::fprintf(stderr, "store: %llu triples, %u terms, %.1f bytes/triple (indexes %.1f), loaded in %.3f s\n",
-                     (unsigned long long)l.store.triple_count(), l.store.dictionary().size(),
-                     double(l.store.bytes()) / double(std::max<std::uint64_t>(1, l.store.triple_count())),
-                     double(l.store.index_bytes()) / double(std::max<std::uint64_t>(1, l.store.triple_count())), l.load_seconds);
+    if (!o.quiet) {
+        const std::uint64_t n = l.mapped ? l.mapped->triple_count() : l.store.triple_count();
+        const double per = double(std::max<std::uint64_t>(1, n));
+        std::fprintf(stderr, "store: %llu triples, %u terms, %.1f bytes/triple (indexes %.1f), %s in %.3f s\n",
+                     (unsigned long long)n, l.view().dict.size(),
+                     double(l.mapped ? l.mapped->bytes() : l.store.bytes()) / per,
+                     double(l.mapped ? l.mapped->index_bytes() : l.store.index_bytes()) / per,
+                     l.mapped ? "mapped and checked" : "loaded", l.load_seconds);
+    }
     return l;
 }
 
@@ -390,9 +402,9 @@ int run_algebra_query(const options& o, const query_file& q, loaded& l) {
     const auto t0 = std::chrono::steady_clock::now();
     rdf::sparql::evaluate_options eo;
     eo.limits = o.limits;
-    const rdf::sparql::result r = rdf::sparql::evaluate(q.tree, l.store.view(), eo);
+    const rdf::sparql::result r = rdf::sparql::evaluate(q.tree, l.view(), eo);
     const double seconds = since(t0);
-    const rdf::sparql::result_terms terms(l.store.view().dict, r.pool);
+    const rdf::sparql::result_terms terms(l.view().dict, r.pool);
     using form = rdf::sparql::query_tree::form;
     const bool graph = r.what == form::construct || r.what == form::describe;
     const std::size_t n = graph ? r.triples.size() : r.what == form::ask ? std::size_t(r.boolean) : r.rows.rows();
@@ -424,12 +436,14 @@ int run_parse_command(const options& o) {
 
 int run_query_command(const options& o) {
     const query_file q = read_query(o.queries[0], o);
-    loaded l = load_inputs(o);
     const std::optional<rdf::query> bgp = rdf::sparql::as_bgp_query(q.tree);
-    if (!bgp || (o.format != "tsv" && o.format != "json")) return run_algebra_query(o, q, l);
-    const std::string& text = q.text;
+    const bool algebra = !bgp || (o.format != "tsv" && o.format != "json");
     const taco::core_id cores = o.where.cores.value_or(1);
     const model m = o.mdl.value_or(cores > 1 ? model::data : model::single);
+    // On one core a store file is read in place; the cores share a copy.
+    loaded l = load_inputs(o, algebra || m == model::single);
+    if (algebra) return run_algebra_query(o, q, l);
+    const std::string& text = q.text;
     rdf::query_answer a;
     const bool tsv = !o.count && o.format != "json";
     std::string tsv_rows; // data-parallel: decoded by the workers
@@ -437,7 +451,7 @@ int run_query_command(const options& o) {
     std::vector<std::uint64_t> rows_per_core;
     std::vector<double> seconds_per_core;
     auto t0 = std::chrono::steady_clock::now();
-    if (m == model::single) a = rdf::answer(rdf::prepare(*bgp, l.store.view(), 1, o.limits), l.store.view());
+    if (m == model::single) a = rdf::answer(rdf::prepare(*bgp, l.view(), 1, o.limits), l.view());
     else
         on_cluster(l.store, o, cores, [&](rdf::rdf_cluster& c) {
             c.limits(o.limits);
@@ -452,7 +466,7 @@ int run_query_command(const options& o) {
         });
     const double seconds = since(t0);
     if (o.explain) {
-        explain(a, text, l.store.view());
+        explain(a, text, l.view());
         // The deal's balance: a share much longer than the others is the split's latency.
         for (std::size_t k = 0; k < seconds_per_core.size(); ++k)
             std::fprintf(stderr, "  core %zu: %llu rows in %.3f ms\n", k, (unsigned long long)rows_per_core[k],
@@ -462,8 +476,8 @@ int run_query_command(const options& o) {
         std::printf("%zu\n", a.rows.rows());
     } else {
         std::string out;
-        if (!tsv) rdf::append_json(out, a.rows, a.names, l.store.view().dict);
-        else if (m == model::single) rdf::append_tsv(out, a.rows, a.names, l.store.view().dict);
+        if (!tsv) rdf::append_json(out, a.rows, a.names, l.view().dict);
+        else if (m == model::single) rdf::append_tsv(out, a.rows, a.names, l.view().dict);
         else rdf::append_tsv_header(out, a.names);
         std::fwrite(out.data(), 1, out.size(), stdout);
         std::fwrite(tsv_rows.data(), 1, tsv_rows.size(), stdout);

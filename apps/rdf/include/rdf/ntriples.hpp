@@ -129,15 +129,13 @@ public:
         triples_.clear();
     }
 
-    /// Parse text[c.begin, c.end). The chunk's last byte, if it is the line
-    /// end, is overwritten by the terminator serd needs (so neighbouring
-    /// chunks can be parsed at the same time without copies); `text` must
-    /// be NUL-terminated after its end.
-    void parse(std::string& text, const text_chunk& c);
+    /// Parse text[c.begin, c.end) (other threads may parse other chunks of
+    /// the same text at the same time: it is only read).
+    void parse(const std::string& text, const text_chunk& c);
 
     /// As parse, by serd alone: what parse does with lines its own scanner
     /// does not read (and the reference the tests hold the scanner to).
-    void parse_with_serd(std::string& text, const text_chunk& c);
+    void parse_with_serd(const std::string& text, const text_chunk& c);
 
     dictionary_builder& dictionary() noexcept { return dict_; }
     std::vector<triple>& triples() noexcept { return triples_; }
@@ -150,13 +148,15 @@ private:
 
     load_error error_at(const std::string& text, const text_chunk& c, std::size_t at, const std::string& why) const;
     void refuse_nul(const std::string& text, const text_chunk& c) const;
+    /// serd on text[begin, end) (a space first if `space`): its SerdStatus.
+    int read_with_serd(const std::string& text, std::size_t begin, std::size_t end, bool space);
     term_id encode_key(std::string_view key);
 
     std::string file_, blank_prefix_;
     const dictionary_builder* known_;
     dictionary_builder dict_;
     std::vector<triple> triples_;
-    std::string key_, error_, failure_;
+    std::string key_, error_, failure_, failure_token_;
     std::array<std::string, 3> unescaped_; ///< the scanner's literal values with escapes undone
     std::uint64_t error_line_ = 0, error_column_ = 0;
 };

@@ -1,14 +1,20 @@
 #pragma once
 // The compact binary store (tacomesh-rdf load): the dictionary and the
-// index arrays as they are in memory, so that opening one is a few reads,
-// no parsing and no sorting. Little-endian, versioned.
+// index arrays as they are in memory, each at a multiple of 8 bytes, so
+// that a store file is opened by mapping it: no parsing and no sorting, and
+// a mapped_store's queries read the arrays where they lie in the file
+// (only the pages a query touches are read; a store larger than memory
+// answers). Little-endian, versioned.
 //
 // A store file is input like any other: a truncated, foreign or damaged
 // one must be refused on open with an error naming it, never become a
 // store on which a lookup loops or reads out of bounds. So open checks
 // every invariant the readers rely on (open_store lists them), and a store
 // it accepts is one the loader could have made.
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -18,6 +24,8 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <new>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,9 +39,12 @@ namespace rdf {
 
 inline constexpr char store_magic[8] = {'T', 'M', 'R', 'D', 'F', 'S', 'T', '1'};
 /// 2: a CRC-32 of the dictionary's arrays in the header (version 1 had none).
-inline constexpr std::uint32_t store_version = 2;
-/// Magic, version, byte order, the dictionary's CRC-32: where the arrays start.
-inline constexpr std::size_t store_header_bytes = 20;
+/// 3: every array at a multiple of 8 bytes (mapped in place), and a CRC-32
+///    of the index arrays beside the dictionary's.
+inline constexpr std::uint32_t store_version = 3;
+/// Magic, version, byte order, the dictionary's and the indexes' CRC-32:
+/// where the arrays start.
+inline constexpr std::size_t store_header_bytes = 24;
 
 /// Whether the file starts as a store file does.
 inline bool is_store_file(const std::string& path) {
@@ -51,25 +62,42 @@ inline std::uint32_t crc32_of(std::uint32_t crc, const void* p, std::size_t n) n
     return std::uint32_t(::crc32_z(crc, static_cast<const Bytef*>(p), n));
 }
 
-/// The checksum of the dictionary's three arrays as a store file holds them
-/// (each its 8-byte length, then its elements). The shape checks on open
+/// The checksum of arrays as a store file holds them (each its 8-byte
+/// length, then its elements; not the padding), continuing from `crc`.
+template <class... Arrays>
+std::uint32_t arrays_crc(std::uint32_t crc, const Arrays&... v) noexcept {
+    auto add = [&](const auto& a) {
+        const std::uint64_t n = a.size();
+        crc = crc32_of(crc, &n, 8);
+        crc = crc32_of(crc, a.data(), n * sizeof(a[0]));
+    };
+    (add(v), ...);
+    return crc;
+}
+
+/// The checksum of the dictionary's three arrays. The shape checks on open
 /// catch most damage to the keys, but not a flipped bit that turns one
 /// well-formed key into another (<http://e/a> into <http://e/c>): the
 /// indexes are checked against each other, the keys against nothing else.
 /// On LUBM(1) it adds about 1% to an open (apps/rdf/README.md).
 template <class Text, class Offsets, class Table>
 std::uint32_t dictionary_crc(const Text& text, const Offsets& offsets, const Table& table) noexcept {
-    std::uint32_t crc = 0;
-    auto add = [&](const auto& v) {
-        const std::uint64_t n = v.size();
-        crc = crc32_of(crc, &n, 8);
-        crc = crc32_of(crc, v.data(), n * sizeof(v[0]));
-    };
-    add(text);
-    add(offsets);
-    add(table);
-    return crc;
+    return arrays_crc(0, text, offsets, table);
 }
+
+/// The checksum of the index arrays, in the file's order (each order's
+/// offsets, second and third columns; the predicate statistics). A mapped
+/// store's open checks every id and bucket for the readers' sake but does
+/// not rebuild the orders from SPO to compare them, as open_store does: a
+/// damaged id that stays in range and in order is caught here.
+template <class Parts>
+std::uint32_t index_crc(const Parts& ix) noexcept {
+    std::uint32_t crc = 0;
+    for (std::size_t i = 0; i < order_count; ++i) crc = arrays_crc(crc, ix.offsets[i], ix.second[i], ix.third[i]);
+    return arrays_crc(crc, ix.predicates);
+}
+
+inline constexpr std::size_t padding_to_8(std::size_t bytes) noexcept { return (8 - bytes % 8) % 8; }
 
 struct file_writer {
     FILE* f;
@@ -79,52 +107,82 @@ struct file_writer {
     }
     template <class V>
     void array(const V& v) {
+        static constexpr char zeros[8] = {};
         const std::uint64_t n = v.size();
         bytes(&n, 8);
         bytes(v.data(), n * sizeof(v[0]));
-    }
-};
-/// Reads a store file's bytes from a FILE or from memory, never past the
-/// size it was given: lengths read from the file are checked against it
-/// before anything is allocated.
-struct file_reader {
-    const std::string& path;
-    std::uint64_t remaining;
-    FILE* f = nullptr;
-    const char* memory = nullptr;
-    bool summing = false; ///< add what is read to crc
-    std::uint32_t crc = 0;
-    void bytes(void* p, std::size_t n) {
-        if (n > remaining) throw load_error(path, 0, 0, "truncated store file (made by another version, or cut short?)");
-        if (n && f && std::fread(p, 1, n, f) != n)
-            throw load_error(path, 0, 0,
-                             std::string("cannot read: ") + (std::ferror(f) ? std::strerror(errno) : "the file shrank"));
-        if (n && !f) {
-            std::memcpy(p, memory, n);
-            memory += n;
-        }
-        remaining -= n;
-        if (summing) crc = crc32_of(crc, p, n);
-    }
-    template <class T>
-    std::vector<T> array() {
-        std::uint64_t n = 0;
-        bytes(&n, 8);
-        if (n > remaining / sizeof(T)) throw load_error(path, 0, 0, "corrupt store file: an array is longer than the file");
-        std::vector<T> v(n);
-        bytes(v.data(), n * sizeof(T));
-        return v;
+        bytes(zeros, padding_to_8(n * sizeof(v[0])));
     }
 };
 
-/// What is wrong with a dictionary key, measured against the form
-/// append_key (term.hpp) gives every term, or nullptr if nothing: <iri>,
-/// "lexical" with an optional @lang or ^^<datatype>, _:label, all valid
-/// UTF-8. Only what no loader can produce is refused: raptor passes IRIs
-/// with spaces and '<', and language tags as xml:lang wrote them, so those
-/// are not checked; a raw line end (a row is a line), an unescaped '>' in
-/// an IRI or '"' in a literal, an escape append_key never writes, a
-/// missing closing '>' or '"' are. `at` is set to the offending byte.
+template <class T>
+using const_span = std::span<const T>;
+
+/// A store's arrays as spans: where they lie in a store file's bytes (or in
+/// a store's vectors, to be written).
+struct store_arrays {
+    std::uint32_t dictionary_crc = 0, index_crc = 0; ///< as the file's header has them
+    std::span<const char> text;
+    std::span<const std::uint64_t> offsets;
+    std::span<const std::uint32_t> table;
+    index_parts<const_span> index;
+
+    store_view view() const noexcept {
+        return {dictionary_view(text, offsets, table), index.perm_views(), index.predicates};
+    }
+};
+
+/// Where each array lies in a store file's `bytes`, which start at a
+/// multiple of 8 (a mapping, or an aligned copy): the header must be this
+/// version's, each array within the bytes, nothing after the last.
+/// Nothing is copied; the values are checked by check_arrays.
+inline store_arrays locate_arrays(std::span<const char> bytes, const std::string& path) {
+    std::size_t at = 0;
+    auto take = [&](void* into, std::size_t n) {
+        if (n > bytes.size() - at) throw load_error(path, 0, 0, "truncated store file (made by another version, or cut short?)");
+        std::memcpy(into, bytes.data() + at, n);
+        at += n;
+    };
+    char magic[8] = {};
+    take(magic, 8);
+    if (std::memcmp(magic, store_magic, 8) != 0) throw load_error(path, 0, 0, "not a tacomesh-rdf store file");
+    std::uint32_t version = 0, endian = 0;
+    take(&version, 4);
+    take(&endian, 4);
+    if (version != store_version)
+        throw load_error(path, 0, 0, "store file version " + std::to_string(version) + ", this tacomesh-rdf reads " +
+                                         std::to_string(store_version) +
+                                         ": make it again from the data with tacomesh-rdf load");
+    if (endian != 0x01020304) throw load_error(path, 0, 0, "store file from a machine of the other byte order");
+    store_arrays a;
+    take(&a.dictionary_crc, 4);
+    take(&a.index_crc, 4);
+    auto array = [&]<class T>(std::span<const T>& out) {
+        std::uint64_t n = 0;
+        take(&n, 8);
+        if (n > (bytes.size() - at) / sizeof(T))
+            throw load_error(path, 0, 0, "corrupt store file: an array is longer than the file");
+        // The format puts every array at a multiple of 8 and the bytes
+        // start at one: the elements are aligned where they lie.
+        out = std::span<const T>(reinterpret_cast<const T*>(bytes.data() + at), std::size_t(n));
+        at += std::size_t(n) * sizeof(T);
+        const std::size_t pad = padding_to_8(at);
+        if (pad > bytes.size() - at) throw load_error(path, 0, 0, "truncated store file (made by another version, or cut short?)");
+        at += pad;
+    };
+    array(a.text);
+    array(a.offsets);
+    array(a.table);
+    for (std::size_t i = 0; i < order_count; ++i) {
+        array(a.index.offsets[i]);
+        array(a.index.second[i]);
+        array(a.index.third[i]);
+    }
+    array(a.index.predicates);
+    if (at != bytes.size()) throw load_error(path, 0, 0, "corrupt store file: bytes after the last array");
+    return a;
+}
+
 inline const char* key_shape_error(std::string_view k, std::size_t& at) noexcept {
     // The body of an IRI from `from`: up to its closing '>', which must end the key.
     auto iri_body = [&](std::size_t from) -> const char* {
@@ -212,36 +270,24 @@ inline std::string shown_key(std::string_view k) {
 }
 
 /// The store in a file's bytes, every invariant checked (see open_store).
-inline store read_checked_store(file_reader& r) {
-    const std::string& path = r.path;
+/// How much of a store file open checks.
+/// - bounds: everything a reader relies on not to read out of bounds or
+///   loop, in one pass over the arrays, and both checksums: a mapped store.
+/// - full: that, and the orders and statistics rebuilt from SPO and
+///   compared, and every key found where a probe looks: open_store.
+enum class store_check { bounds, full };
+
+/// Throws load_error (naming the file and what is wrong) unless the arrays
+/// hold a store the loader could have made, to the level asked for. The
+/// checksums come last, so that every check before them names what it
+/// finds; `checksums` false skips them (the store fuzzer's way past them,
+/// to the readers).
+inline void check_arrays(const store_arrays& a, const std::string& path, store_check level, bool checksums = true) {
     auto corrupt = [&](const std::string& what) { return load_error(path, 0, 0, "corrupt store file: " + what); };
-    char magic[8];
-    r.bytes(magic, 8);
-    if (std::memcmp(magic, store_magic, 8) != 0) throw load_error(path, 0, 0, "not a tacomesh-rdf store file");
-    std::uint32_t version = 0, endian = 0;
-    r.bytes(&version, 4);
-    r.bytes(&endian, 4);
-    if (version != store_version)
-        throw load_error(path, 0, 0, "store file version " + std::to_string(version) + ", this tacomesh-rdf reads " +
-                                         std::to_string(store_version) +
-                                         ": make it again from the data with tacomesh-rdf load");
-    if (endian != 0x01020304) throw load_error(path, 0, 0, "store file from a machine of the other byte order");
-    std::uint32_t stored_crc = 0;
-    r.bytes(&stored_crc, 4);
-    r.summing = true;
-    const auto text_bytes = r.array<char>();
-    std::string text(text_bytes.begin(), text_bytes.end());
-    auto offsets = r.array<std::uint64_t>();
-    auto table = r.array<std::uint32_t>();
-    r.summing = false;
-    index_parts<std_vector> ix;
-    for (std::size_t i = 0; i < order_count; ++i) {
-        ix.offsets[i] = r.array<std::uint32_t>();
-        ix.second[i] = r.array<term_id>();
-        ix.third[i] = r.array<term_id>();
-    }
-    ix.predicates = r.array<predicate_stat>();
-    if (r.remaining != 0) throw corrupt("bytes after the last array");
+    const auto& text = a.text;
+    const auto& offsets = a.offsets;
+    const auto& table = a.table;
+    const auto& ix = a.index;
 
     // The dictionary: key(id) reads text[offsets[id], offsets[id + 1]).
     if (offsets.empty() || offsets.front() != 0 || offsets.back() != text.size()) throw corrupt("dictionary offsets");
@@ -271,62 +317,146 @@ inline store read_checked_store(file_reader& r) {
     if (used != terms)
         throw corrupt("dictionary hash table holds " + std::to_string(used) + " ids for " + std::to_string(terms) + " terms");
     if (used == table.size() && terms != 0) throw corrupt("dictionary hash table has no empty slot");
-    dictionary_builder dict(std::move(text), std::move(offsets), std::move(table));
-    for (term_id t = 0; t < terms; ++t)
-        if (dict.find(dict.key(t)) != t) throw corrupt("dictionary hash table does not match its keys");
+    if (level == store_check::full) {
+        const dictionary_view dict(text, offsets, table);
+        for (term_id t = 0; t < terms; ++t)
+            if (dict.find(dict.key(t)) != t) throw corrupt("dictionary hash table does not match its keys");
+    }
 
     // The indexes. Positions are 32-bit; an empty store has no arrays at all.
     const std::size_t n = ix.second[0].size();
     if (n >= std::numeric_limits<std::uint32_t>::max()) throw corrupt("more triples than 32-bit positions can number");
     for (std::size_t i = 0; i < order_count; ++i)
         if (ix.second[i].size() != n || ix.third[i].size() != n) throw corrupt(std::string(name(order(i))) + " length");
+    auto checksums_match = [&] {
+        if (!checksums) return;
+        if (arrays_crc(0, text, offsets, table) != a.dictionary_crc)
+            throw corrupt("the dictionary's checksum does not match its bytes: a term was changed after the store was "
+                          "written (a damaged copy? make the store again with tacomesh-rdf load)");
+        if (index_crc(ix) != a.index_crc)
+            throw corrupt("the indexes' checksum does not match their bytes: a triple was changed after the store was "
+                          "written (a damaged copy? make the store again with tacomesh-rdf load)");
+    };
     if (n == 0) {
         for (std::size_t i = 0; i < order_count; ++i)
             if (!ix.offsets[i].empty())
                 throw corrupt(std::string(name(order(i))) + " offsets in a store without triples");
         if (!ix.predicates.empty()) throw corrupt("predicate statistics in a store without triples");
-        if (r.crc != stored_crc) throw corrupt("the dictionary's checksum does not match its bytes");
-        return store(std::move(dict), std::move(ix));
+        return checksums_match();
     }
-    // SPO, the order the others are made from: a CSR over subject ids whose
-    // buckets are sorted by (p, o) without repeats, every id a term's.
-    const auto& off = ix.offsets[std::size_t(order::spo)];
-    const auto& sec = ix.second[std::size_t(order::spo)];
-    const auto& thi = ix.third[std::size_t(order::spo)];
-    if (off.size() < 2 || off.front() != 0 || off.back() != n || off.size() > std::size_t(terms) + 1)
-        throw corrupt("SPO offsets");
-    for (std::size_t k = 1; k < off.size(); ++k)
-        if (off[k] < off[k - 1]) throw corrupt("SPO offsets not ascending");
-    for (std::size_t k = 0; k < n; ++k)
-        if (sec[k] >= terms || thi[k] >= terms) throw corrupt("SPO ids past the last term");
-    for (std::size_t a = 0; a + 1 < off.size(); ++a)
-        for (std::size_t k = std::size_t(off[a]) + 1; k < off[a + 1]; ++k)
-            if (std::pair(sec[k - 1], thi[k - 1]) >= std::pair(sec[k], thi[k])) throw corrupt("SPO not sorted");
-    // The other orders and the statistics must be exactly what the loader
-    // makes of these triples: merge joins and the data-parallel split read
-    // several orders as one set, and the plans trust the statistics.
-    std::vector<triple> triples;
-    triples.reserve(n);
-    detail::enumerate(ix, order::spo)([&](const std::array<term_id, 3>& t) { triples.push_back({t[0], t[1], t[2]}); });
-    index_parts<std_vector> made;
-    build_indexes(made, triples);
-    // (SPO itself differs only if its offsets run past its last subject.)
-    for (std::size_t i = 0; i < order_count; ++i)
-        if (made.offsets[i] != ix.offsets[i] || made.second[i] != ix.second[i] || made.third[i] != ix.third[i])
-            throw corrupt(i == 0 ? std::string("SPO offsets past the last subject")
-                                 : std::string(name(order(i))) + " does not hold the triples of SPO");
-    auto same = [](const predicate_stat& a, const predicate_stat& b) {
-        return a.p == b.p && a.triples == b.triples && a.subjects == b.subjects && a.objects == b.objects;
+    // An order: a CSR over its first component whose buckets are sorted by
+    // (second, third) without repeats, every id a term's. SPO, the order
+    // the others are made from, is checked so at either level.
+    auto check_order = [&](order o) {
+        const auto& off = ix.offsets[std::size_t(o)];
+        const auto& sec = ix.second[std::size_t(o)];
+        const auto& thi = ix.third[std::size_t(o)];
+        const std::string nm = name(o);
+        if (off.size() < 2 || off.front() != 0 || off.back() != n || off.size() > std::size_t(terms) + 1)
+            throw corrupt(nm + " offsets");
+        for (std::size_t k = 1; k < off.size(); ++k)
+            if (off[k] < off[k - 1]) throw corrupt(nm + " offsets not ascending");
+        for (std::size_t k = 0; k < n; ++k)
+            if (sec[k] >= terms || thi[k] >= terms) throw corrupt(nm + " ids past the last term");
+        for (std::size_t x = 0; x + 1 < off.size(); ++x)
+            for (std::size_t k = std::size_t(off[x]) + 1; k < off[x + 1]; ++k)
+                if (std::pair(sec[k - 1], thi[k - 1]) >= std::pair(sec[k], thi[k])) throw corrupt(nm + " not sorted");
     };
-    if (!std::equal(made.predicates.begin(), made.predicates.end(), ix.predicates.begin(), ix.predicates.end(), same))
-        throw corrupt("predicate statistics do not match the triples");
-    // Last, so that every check above names what it finds (and fuzzing,
-    // which cannot forge a checksum, still reaches them).
-    if (r.crc != stored_crc)
-        throw corrupt("the dictionary's checksum does not match its bytes: a term was changed after the store was "
-                      "written (a damaged copy? make the store again with tacomesh-rdf load)");
+    check_order(order::spo);
+    if (level == store_check::full) {
+        // The other orders and the statistics must be exactly what the
+        // loader makes of these triples: merge joins and the data-parallel
+        // split read several orders as one set, and the plans trust the
+        // statistics.
+        std::vector<triple> triples;
+        triples.reserve(n);
+        enumerate(ix, order::spo)([&](const std::array<term_id, 3>& t) { triples.push_back({t[0], t[1], t[2]}); });
+        index_parts<std_vector> made;
+        build_indexes(made, triples);
+        auto same_array = [](const auto& x, const auto& y) { return std::equal(x.begin(), x.end(), y.begin(), y.end()); };
+        // (SPO itself differs only if its offsets run past its last subject.)
+        for (std::size_t i = 0; i < order_count; ++i)
+            if (!same_array(made.offsets[i], ix.offsets[i]) || !same_array(made.second[i], ix.second[i]) ||
+                !same_array(made.third[i], ix.third[i]))
+                throw corrupt(i == 0 ? std::string("SPO offsets past the last subject")
+                                     : std::string(name(order(i))) + " does not hold the triples of SPO");
+        auto same = [](const predicate_stat& x, const predicate_stat& y) {
+            return x.p == y.p && x.triples == y.triples && x.subjects == y.subjects && x.objects == y.objects;
+        };
+        if (!std::equal(made.predicates.begin(), made.predicates.end(), ix.predicates.begin(), ix.predicates.end(), same))
+            throw corrupt("predicate statistics do not match the triples");
+    } else {
+        // Each order on its own (the readers bound every range by them),
+        // and statistics within the counts they estimate from (plans size
+        // their tables by them).
+        for (const order o : {order::pso, order::pos, order::osp}) check_order(o);
+        for (std::size_t k = 0; k < ix.predicates.size(); ++k) {
+            const predicate_stat& st = ix.predicates[k];
+            if (st.p >= terms || (k && st.p <= ix.predicates[k - 1].p) || st.triples > n || st.subjects > st.triples ||
+                st.objects > st.triples)
+                throw corrupt("predicate statistics out of range or order");
+        }
+    }
+    checksums_match();
+}
+
+/// A private copy of a checked store file's arrays.
+inline store copy_store(const store_arrays& a) {
+    dictionary_builder dict(std::string(a.text.begin(), a.text.end()),
+                            std::vector<std::uint64_t>(a.offsets.begin(), a.offsets.end()),
+                            std::vector<std::uint32_t>(a.table.begin(), a.table.end()));
+    index_parts<std_vector> ix;
+    for (std::size_t i = 0; i < order_count; ++i) {
+        ix.offsets[i].assign(a.index.offsets[i].begin(), a.index.offsets[i].end());
+        ix.second[i].assign(a.index.second[i].begin(), a.index.second[i].end());
+        ix.third[i].assign(a.index.third[i].begin(), a.index.third[i].end());
+    }
+    ix.predicates.assign(a.index.predicates.begin(), a.index.predicates.end());
     return store(std::move(dict), std::move(ix));
 }
+
+/// A file mapped read-only (an empty file is no mapping and no bytes).
+/// Stores are replaced by renaming a new file over the old (save_store),
+/// so a mapping keeps reading the file it was made of.
+class file_mapping {
+public:
+    explicit file_mapping(const std::string& path) {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) throw load_error(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
+        struct stat st {};
+        if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            const int e = errno;
+            ::close(fd);
+            throw load_error(path, 0, 0, S_ISREG(st.st_mode) || st.st_mode == 0 ? std::string("cannot read: ") + std::strerror(e)
+                                                                              : "not a regular file (a directory?)");
+        }
+        size_ = std::size_t(st.st_size);
+        if (size_ != 0) {
+            void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (p == MAP_FAILED) {
+                const int e = errno;
+                ::close(fd);
+                throw load_error(path, 0, 0, std::string("cannot map: ") + std::strerror(e));
+            }
+            data_ = static_cast<const char*>(p);
+        }
+        ::close(fd); // the mapping keeps the file
+    }
+    file_mapping(file_mapping&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+    file_mapping& operator=(file_mapping&& o) noexcept {
+        std::swap(data_, o.data_);
+        std::swap(size_, o.size_);
+        return *this;
+    }
+    ~file_mapping() {
+        if (data_) ::munmap(const_cast<char*>(data_), size_);
+    }
+    std::span<const char> bytes() const noexcept { return {data_, size_}; }
+
+private:
+    const char* data_ = nullptr;
+    std::size_t size_ = 0;
+};
 } // namespace detail
 
 inline void save_store(const store& s, const std::string& path) {
@@ -340,12 +470,14 @@ inline void save_store(const store& s, const std::string& path) {
         const std::uint32_t endian = 0x01020304;
         w.bytes(&endian, 4);
         const dictionary_builder& d = s.dictionary();
-        const std::uint32_t crc = detail::dictionary_crc(d.text(), d.offsets(), d.table());
-        w.bytes(&crc, 4);
+        const auto& ix = s.index();
+        const std::uint32_t dictionary_crc = detail::dictionary_crc(d.text(), d.offsets(), d.table());
+        const std::uint32_t index_crc = detail::index_crc(ix);
+        w.bytes(&dictionary_crc, 4);
+        w.bytes(&index_crc, 4);
         w.array(d.text());
         w.array(d.offsets());
         w.array(d.table());
-        const auto& ix = s.index();
         for (std::size_t i = 0; i < order_count; ++i) {
             w.array(ix.offsets[i]);
             w.array(ix.second[i]);
@@ -361,10 +493,11 @@ inline void save_store(const store& s, const std::string& path) {
     }
 }
 
-/// Open a store file. Refused with a load_error naming the file unless
-/// every invariant holds that lookups and queries rely on:
+/// Open a store file into private memory. Refused with a load_error naming
+/// the file unless every invariant holds that lookups and queries rely on:
 /// - magic, version and byte order; every array within the file, and
-///   nothing after the last; last of all, the dictionary's CRC-32;
+///   nothing after the last; last of all, the dictionary's and the
+///   indexes' CRC-32;
 /// - dictionary: offsets start at 0, ascend, end at the text's size; fewer
 ///   terms than 32-bit ids; every key valid UTF-8 and whole, as append_key
 ///   writes it (key_shape_error);
@@ -378,21 +511,63 @@ inline void save_store(const store& s, const std::string& path) {
 ///   POS, OSP and the predicate statistics exactly what the loader builds
 ///   from SPO's triples.
 inline store open_store(const std::string& path) {
-    std::unique_ptr<FILE, decltype(&std::fclose)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-    if (!f) throw load_error(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
-    struct stat st {};
-    if (::fstat(fileno(f.get()), &st) != 0)
-        throw load_error(path, 0, 0, std::string("cannot read: ") + std::strerror(errno));
-    if (!S_ISREG(st.st_mode)) throw load_error(path, 0, 0, "not a regular file (a directory?)");
-    detail::file_reader r{path, std::uint64_t(st.st_size), f.get()};
-    return detail::read_checked_store(r);
+    const detail::file_mapping m(path);
+    const detail::store_arrays a = detail::locate_arrays(m.bytes(), path);
+    detail::check_arrays(a, path, detail::store_check::full);
+    return detail::copy_store(a);
 }
+
+namespace detail {
+/// Bytes copied to the start of fresh storage (operator new's alignment):
+/// a store file's arrays are read in place at multiples of 8.
+struct aligned_bytes {
+    explicit aligned_bytes(std::string_view b) : p(static_cast<char*>(::operator new(b.size() + 1))), n(b.size()) {
+        std::memcpy(p.get(), b.data(), b.size());
+    }
+    struct release {
+        void operator()(char* q) const noexcept { ::operator delete(q); }
+    };
+    std::unique_ptr<char, release> p;
+    std::size_t n;
+    std::span<const char> bytes() const noexcept { return {p.get(), n}; }
+};
+} // namespace detail
 
 /// A store file's bytes already in memory (`name` for messages): the checks
 /// of open_store.
 inline store read_store(std::string_view bytes, const std::string& name) {
-    detail::file_reader r{name, bytes.size(), nullptr, bytes.data()};
-    return detail::read_checked_store(r);
+    const detail::aligned_bytes copy(bytes);
+    const detail::store_arrays a = detail::locate_arrays(copy.bytes(), name);
+    detail::check_arrays(a, name, detail::store_check::full);
+    return detail::copy_store(a);
 }
+
+/// A store file read where it lies: mapped read-only, its arrays handed to
+/// queries as spans into the mapping, so a query reads only the pages it
+/// touches and a store larger than memory answers (the kernel pages it in
+/// and out). The open checks everything a reader relies on not to read out
+/// of bounds or loop, and both checksums, in one pass over the file
+/// (store_check::bounds); it does not rebuild the orders from SPO, which
+/// would cost a sort of every triple and memory beside the store.
+class mapped_store {
+public:
+    explicit mapped_store(const std::string& path)
+        : map_(path), arrays_(detail::locate_arrays(map_.bytes(), path)) {
+        detail::check_arrays(arrays_, path, detail::store_check::bounds);
+    }
+
+    store_view view() const noexcept { return arrays_.view(); }
+    std::uint64_t triple_count() const noexcept { return arrays_.index.second[0].size(); }
+    term_id terms() const noexcept { return view().dict.size(); }
+    /// The arrays' bytes, as store::bytes() counts them (the file less its header and lengths).
+    std::size_t bytes() const noexcept { return view().dict.bytes() + index_bytes(); }
+    std::size_t index_bytes() const noexcept { return arrays_.index.bytes(); }
+    /// A private copy (for what changes a store or shares it between cores).
+    store copy() const { return detail::copy_store(arrays_); }
+
+private:
+    detail::file_mapping map_;
+    detail::store_arrays arrays_;
+};
 
 } // namespace rdf
