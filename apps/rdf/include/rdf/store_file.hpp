@@ -18,16 +18,20 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <new>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -270,6 +274,33 @@ inline std::string shown_key(std::string_view k) {
 }
 
 /// The store in a file's bytes, every invariant checked (see open_store).
+/// Runs the checks, on all the machine's threads if `parallel`, and throws
+/// what the first of them in the given order to fail threw: what running
+/// them one after another would have thrown.
+inline void run_in_order(const std::vector<std::function<void()>>& checks, bool parallel) {
+    if (!parallel) {
+        for (const auto& c : checks) c();
+        return;
+    }
+    std::vector<std::exception_ptr> failed(checks.size());
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < checks.size();) try {
+                checks[i]();
+            } catch (...) {
+                failed[i] = std::current_exception();
+            }
+    };
+    {
+        const std::size_t threads = std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), checks.size());
+        std::vector<std::jthread> helpers;
+        for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+        work();
+    } // joined: their writes to `failed` are visible here
+    for (const std::exception_ptr& e : failed)
+        if (e) std::rethrow_exception(e);
+}
+
 /// How much of a store file open checks.
 /// - bounds: everything a reader relies on not to read out of bounds or
 ///   loop, in one pass over the arrays, and both checksums: a mapped store.
@@ -295,55 +326,51 @@ inline void check_arrays(const store_arrays& a, const std::string& path, store_c
         if (offsets[i] < offsets[i - 1]) throw corrupt("dictionary offsets not ascending");
     if (offsets.size() - 1 >= no_term) throw corrupt("more terms than 32-bit ids can number");
     const term_id terms = term_id(offsets.size() - 1);
-    // Every key whole: TSV prints keys as they are, and JSON output and
-    // parse_key take them apart by their quotes and brackets.
-    for (term_id t = 0; t < terms; ++t) {
-        const std::string_view k(text.data() + offsets[t], std::size_t(offsets[t + 1] - offsets[t]));
-        std::size_t at = 0;
-        if (const char* why = key_shape_error(k, at))
-            throw corrupt("dictionary key " + std::to_string(t) + " is not an N-Triples term: " + why + " at byte " +
-                          std::to_string(store_header_bytes + 8 + offsets[t] + at) + " of the file, in " +
-                          shown_key(k) + " (a damaged copy? make the store again with tacomesh-rdf load)");
-    }
-    // The hash table: a probe stops only at its key or an empty slot, so
-    // there must be an empty slot; each id once, each where a probe for its
-    // key finds it (which also makes the keys distinct).
-    if ((table.size() & (table.size() - 1)) != 0) throw corrupt("dictionary hash table size is not a power of two");
-    std::size_t used = 0;
-    for (const std::uint32_t slot : table) {
-        if (slot > terms) throw corrupt("dictionary hash table entry past the last term");
-        used += slot != 0;
-    }
-    if (used != terms)
-        throw corrupt("dictionary hash table holds " + std::to_string(used) + " ids for " + std::to_string(terms) + " terms");
-    if (used == table.size() && terms != 0) throw corrupt("dictionary hash table has no empty slot");
-    if (level == store_check::full) {
-        const dictionary_view dict(text, offsets, table);
-        for (term_id t = 0; t < terms; ++t)
-            if (dict.find(dict.key(t)) != t) throw corrupt("dictionary hash table does not match its keys");
-    }
-
-    // The indexes. Positions are 32-bit; an empty store has no arrays at all.
+    // The indexes' lengths, which every pass below reads within. Positions
+    // are 32-bit; an empty store has no arrays at all.
     const std::size_t n = ix.second[0].size();
     if (n >= std::numeric_limits<std::uint32_t>::max()) throw corrupt("more triples than 32-bit positions can number");
     for (std::size_t i = 0; i < order_count; ++i)
         if (ix.second[i].size() != n || ix.third[i].size() != n) throw corrupt(std::string(name(order(i))) + " length");
-    auto checksums_match = [&] {
-        if (!checksums) return;
-        if (arrays_crc(0, text, offsets, table) != a.dictionary_crc)
-            throw corrupt("the dictionary's checksum does not match its bytes: a term was changed after the store was "
-                          "written (a damaged copy? make the store again with tacomesh-rdf load)");
-        if (index_crc(ix) != a.index_crc)
-            throw corrupt("the indexes' checksum does not match their bytes: a triple was changed after the store was "
-                          "written (a damaged copy? make the store again with tacomesh-rdf load)");
-    };
-    if (n == 0) {
-        for (std::size_t i = 0; i < order_count; ++i)
-            if (!ix.offsets[i].empty())
-                throw corrupt(std::string(name(order(i))) + " offsets in a store without triples");
-        if (!ix.predicates.empty()) throw corrupt("predicate statistics in a store without triples");
-        return checksums_match();
-    }
+
+    // The passes over the arrays, in the order their findings are reported.
+    std::vector<std::function<void()>> checks;
+    // Every key whole: TSV prints keys as they are, and JSON output and
+    // parse_key take them apart by their quotes and brackets. In parts, so
+    // that threads share the pass (the first bad key is still the one named).
+    const std::size_t key_chunks = level == store_check::bounds ? 16 : 1;
+    for (std::size_t part = 0; part < key_chunks; ++part)
+        checks.push_back([&, lo = term_id(terms * part / key_chunks), hi = term_id(terms * (part + 1) / key_chunks)] {
+            for (term_id t = lo; t < hi; ++t) {
+                const std::string_view k(text.data() + offsets[t], std::size_t(offsets[t + 1] - offsets[t]));
+                std::size_t at = 0;
+                if (const char* why = key_shape_error(k, at))
+                    throw corrupt("dictionary key " + std::to_string(t) + " is not an N-Triples term: " + why + " at byte " +
+                                  std::to_string(store_header_bytes + 8 + offsets[t] + at) + " of the file, in " +
+                                  shown_key(k) + " (a damaged copy? make the store again with tacomesh-rdf load)");
+            }
+        });
+    // The hash table: a probe stops only at its key or an empty slot, so
+    // there must be an empty slot; each id once, each where a probe for its
+    // key finds it (which also makes the keys distinct).
+    checks.push_back([&] {
+        if ((table.size() & (table.size() - 1)) != 0) throw corrupt("dictionary hash table size is not a power of two");
+        std::size_t used = 0;
+        for (const std::uint32_t slot : table) {
+            if (slot > terms) throw corrupt("dictionary hash table entry past the last term");
+            used += slot != 0;
+        }
+        if (used != terms)
+            throw corrupt("dictionary hash table holds " + std::to_string(used) + " ids for " + std::to_string(terms) + " terms");
+        if (used == table.size() && terms != 0) throw corrupt("dictionary hash table has no empty slot");
+    });
+    if (level == store_check::full) // (run after the pass above: a probe needs the empty slot)
+        checks.push_back([&] {
+            const dictionary_view dict(text, offsets, table);
+            for (term_id t = 0; t < terms; ++t)
+                if (dict.find(dict.key(t)) != t) throw corrupt("dictionary hash table does not match its keys");
+        });
+
     // An order: a CSR over its first component whose buckets are sorted by
     // (second, third) without repeats, every id a term's. SPO, the order
     // the others are made from, is checked so at either level.
@@ -362,42 +389,72 @@ inline void check_arrays(const store_arrays& a, const std::string& path, store_c
             for (std::size_t k = std::size_t(off[x]) + 1; k < off[x + 1]; ++k)
                 if (std::pair(sec[k - 1], thi[k - 1]) >= std::pair(sec[k], thi[k])) throw corrupt(nm + " not sorted");
     };
-    check_order(order::spo);
-    if (level == store_check::full) {
+    if (n == 0) {
+        checks.push_back([&] {
+            for (std::size_t i = 0; i < order_count; ++i)
+                if (!ix.offsets[i].empty())
+                    throw corrupt(std::string(name(order(i))) + " offsets in a store without triples");
+            if (!ix.predicates.empty()) throw corrupt("predicate statistics in a store without triples");
+        });
+    } else if (level == store_check::full) {
+        checks.push_back([&] { check_order(order::spo); });
         // The other orders and the statistics must be exactly what the
         // loader makes of these triples: merge joins and the data-parallel
         // split read several orders as one set, and the plans trust the
-        // statistics.
-        std::vector<triple> triples;
-        triples.reserve(n);
-        enumerate(ix, order::spo)([&](const std::array<term_id, 3>& t) { triples.push_back({t[0], t[1], t[2]}); });
-        index_parts<std_vector> made;
-        build_indexes(made, triples);
-        auto same_array = [](const auto& x, const auto& y) { return std::equal(x.begin(), x.end(), y.begin(), y.end()); };
-        // (SPO itself differs only if its offsets run past its last subject.)
-        for (std::size_t i = 0; i < order_count; ++i)
-            if (!same_array(made.offsets[i], ix.offsets[i]) || !same_array(made.second[i], ix.second[i]) ||
-                !same_array(made.third[i], ix.third[i]))
-                throw corrupt(i == 0 ? std::string("SPO offsets past the last subject")
-                                     : std::string(name(order(i))) + " does not hold the triples of SPO");
-        auto same = [](const predicate_stat& x, const predicate_stat& y) {
-            return x.p == y.p && x.triples == y.triples && x.subjects == y.subjects && x.objects == y.objects;
-        };
-        if (!std::equal(made.predicates.begin(), made.predicates.end(), ix.predicates.begin(), ix.predicates.end(), same))
-            throw corrupt("predicate statistics do not match the triples");
+        // statistics. (After SPO's pass: they are made from it.)
+        checks.push_back([&] {
+            std::vector<triple> triples;
+            triples.reserve(n);
+            enumerate(ix, order::spo)([&](const std::array<term_id, 3>& t) { triples.push_back({t[0], t[1], t[2]}); });
+            index_parts<std_vector> made;
+            build_indexes(made, triples);
+            auto same_array = [](const auto& x, const auto& y) { return std::equal(x.begin(), x.end(), y.begin(), y.end()); };
+            // (SPO itself differs only if its offsets run past its last subject.)
+            for (std::size_t i = 0; i < order_count; ++i)
+                if (!same_array(made.offsets[i], ix.offsets[i]) || !same_array(made.second[i], ix.second[i]) ||
+                    !same_array(made.third[i], ix.third[i]))
+                    throw corrupt(i == 0 ? std::string("SPO offsets past the last subject")
+                                         : std::string(name(order(i))) + " does not hold the triples of SPO");
+            auto same = [](const predicate_stat& x, const predicate_stat& y) {
+                return x.p == y.p && x.triples == y.triples && x.subjects == y.subjects && x.objects == y.objects;
+            };
+            if (!std::equal(made.predicates.begin(), made.predicates.end(), ix.predicates.begin(), ix.predicates.end(), same))
+                throw corrupt("predicate statistics do not match the triples");
+        });
     } else {
         // Each order on its own (the readers bound every range by them),
         // and statistics within the counts they estimate from (plans size
         // their tables by them).
-        for (const order o : {order::pso, order::pos, order::osp}) check_order(o);
-        for (std::size_t k = 0; k < ix.predicates.size(); ++k) {
-            const predicate_stat& st = ix.predicates[k];
-            if (st.p >= terms || (k && st.p <= ix.predicates[k - 1].p) || st.triples > n || st.subjects > st.triples ||
-                st.objects > st.triples)
-                throw corrupt("predicate statistics out of range or order");
-        }
+        for (const order o : {order::spo, order::pso, order::pos, order::osp}) checks.push_back([&, o] { check_order(o); });
+        checks.push_back([&] {
+            for (std::size_t k = 0; k < ix.predicates.size(); ++k) {
+                const predicate_stat& st = ix.predicates[k];
+                if (st.p >= terms || (k && st.p <= ix.predicates[k - 1].p) || st.triples > n ||
+                    st.subjects > st.triples || st.objects > st.triples)
+                    throw corrupt("predicate statistics out of range or order");
+            }
+        });
     }
-    checksums_match();
+    // Last, so that every check above names what it finds (and fuzzing,
+    // which cannot forge a checksum, still reaches them).
+    if (checksums) {
+        checks.push_back([&] {
+            if (arrays_crc(0, text, offsets, table) != a.dictionary_crc)
+                throw corrupt("the dictionary's checksum does not match its bytes: a term was changed after the store "
+                              "was written (a damaged copy? make the store again with tacomesh-rdf load)");
+        });
+        checks.push_back([&] {
+            if (index_crc(ix) != a.index_crc)
+                throw corrupt("the indexes' checksum does not match their bytes: a triple was changed after the store "
+                              "was written (a damaged copy? make the store again with tacomesh-rdf load)");
+        });
+    }
+    // The mapped open's passes are independent of each other (each needs
+    // only the sizes checked above) and run on all the machine's threads:
+    // at 90 M triples they are the open, and the open is most of a one-shot
+    // query. The full checks run in order: the probe needs the hash
+    // table's pass, the rebuild SPO's.
+    run_in_order(checks, level == store_check::bounds);
 }
 
 /// A private copy of a checked store file's arrays.
