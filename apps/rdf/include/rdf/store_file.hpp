@@ -273,7 +273,6 @@ inline std::string shown_key(std::string_view k) {
     return k.size() > 60 ? out + "..." : out;
 }
 
-/// The store in a file's bytes, every invariant checked (see open_store).
 /// Runs the checks, on all the machine's threads if `parallel`, and throws
 /// what the first of them in the given order to fail threw: what running
 /// them one after another would have thrown.
