@@ -3,10 +3,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -617,6 +621,27 @@ TEST_CASE("A damaged store file is refused on open, naming the file and what is 
         refused(b, "bytes after the last array");
     }
     std::remove(path.c_str());
+}
+
+TEST_CASE("Checks run on several threads report the first failure in their order, as a serial run would", "[store]") {
+    // 64 checks, the later ones failing fast and the first failing one slow:
+    // on threads the later ones finish first, and still the first is named.
+    std::vector<std::function<void()>> checks;
+    std::atomic<int> ran{0};
+    for (int i = 0; i < 64; ++i)
+        checks.push_back([i, &ran] {
+            ++ran;
+            if (i == 5) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                throw rdf::load_error("s", 0, 0, "check 5");
+            }
+            if (i > 5 && i % 7 == 0) throw rdf::load_error("s", 0, 0, "check " + std::to_string(i));
+        });
+    for (const bool parallel : {false, true}) {
+        ran = 0;
+        CHECK_THROWS_WITH(rdf::detail::run_in_order(checks, parallel), Catch::Contains("check 5"));
+        CHECK(ran == (parallel ? 64 : 6)); // on threads every check runs; in order, none after the first failure
+    }
 }
 
 TEST_CASE("Keys escape each special byte wherever it falls in a word-at-a-time scan", "[store]") {

@@ -314,6 +314,9 @@ struct loaded {
     std::optional<rdf::inference_report> inference;
 
     rdf::store_view view() const { return mapped ? mapped->view() : store.view(); }
+    std::uint64_t triple_count() const { return mapped ? mapped->triple_count() : store.triple_count(); }
+    std::size_t bytes() const { return mapped ? mapped->bytes() : store.bytes(); }
+    std::size_t index_bytes() const { return mapped ? mapped->index_bytes() : store.index_bytes(); }
 };
 
 /// `map`: a store file given as --data is mapped and read in place (what
@@ -363,13 +366,10 @@ loaded load_inputs(const options& o, bool map = false) {
                          (unsigned long long)l.inference->added, l.inference->rounds, l.inference->seconds, unsigned(cores));
     }
     if (!o.quiet) {
-        const std::uint64_t n = l.mapped ? l.mapped->triple_count() : l.store.triple_count();
-        const double per = double(std::max<std::uint64_t>(1, n));
+        const double per = double(std::max<std::uint64_t>(1, l.triple_count()));
         std::fprintf(stderr, "store: %llu triples, %u terms, %.1f bytes/triple (indexes %.1f), %s in %.3f s\n",
-                     (unsigned long long)n, l.view().dict.size(),
-                     double(l.mapped ? l.mapped->bytes() : l.store.bytes()) / per,
-                     double(l.mapped ? l.mapped->index_bytes() : l.store.index_bytes()) / per,
-                     l.mapped ? "mapped and checked" : "loaded", l.load_seconds);
+                     (unsigned long long)l.triple_count(), l.view().dict.size(), double(l.bytes()) / per,
+                     double(l.index_bytes()) / per, l.mapped ? "mapped and checked" : "loaded", l.load_seconds);
     }
     return l;
 }

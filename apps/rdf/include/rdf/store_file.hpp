@@ -451,9 +451,11 @@ inline void check_arrays(const store_arrays& a, const std::string& path, store_c
     // The mapped open's passes are independent of each other (each needs
     // only the sizes checked above) and run on all the machine's threads:
     // at 90 M triples they are the open, and the open is most of a one-shot
-    // query. The full checks run in order: the probe needs the hash
-    // table's pass, the rebuild SPO's.
-    run_in_order(checks, level == store_check::bounds);
+    // query. Below 1 MB starting threads costs more than the passes.
+    // The full checks run in order: the probe needs the hash table's pass,
+    // the rebuild SPO's.
+    constexpr std::size_t parallel_from_bytes = std::size_t(1) << 20;
+    run_in_order(checks, level == store_check::bounds && text.size() + n * 24 >= parallel_from_bytes);
 }
 
 /// A private copy of a checked store file's arrays.
@@ -614,7 +616,6 @@ public:
 
     store_view view() const noexcept { return arrays_.view(); }
     std::uint64_t triple_count() const noexcept { return arrays_.index.second[0].size(); }
-    term_id terms() const noexcept { return view().dict.size(); }
     /// The arrays' bytes, as store::bytes() counts them (the file less its header and lengths).
     std::size_t bytes() const noexcept { return view().dict.bytes() + index_bytes(); }
     std::size_t index_bytes() const noexcept { return arrays_.index.bytes(); }
