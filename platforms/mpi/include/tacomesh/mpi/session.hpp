@@ -93,6 +93,15 @@ private:
         if (started) {
             MPI_Query_thread(&provided_);
         } else {
+            // Open MPI's start-up reads the host's topology with hwloc, whose
+            // GL component opens X displays :0 to :N; each failed open looks
+            // "localhost" up, and on a host without /etc/hosts (a minimal
+            // container, a CI root) every lookup waits for DNS: MPI_Init took
+            // 5-15 s per rank there, at 3-6 ranks. Nothing here places work
+            // by GPU, so the component is left out, unless the user chose
+            // hwloc's components. (No thread of ours reads the environment
+            // yet: MPI has not started, nor any core.)
+            ::setenv("HWLOC_COMPONENTS", "-gl", 0);
             if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided_) != MPI_SUCCESS)
                 throw std::runtime_error("tacomesh::mpi: MPI_Init_thread failed (is the program started by mpirun?)");
             owner_ = true;
