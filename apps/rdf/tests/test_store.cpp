@@ -327,6 +327,73 @@ TEST_CASE("Store files round-trip, and a damaged one is refused", "[store]") {
     std::remove(path.c_str());
 }
 
+TEST_CASE("A mapped open checks a store file once, and again after any change", "[store]") {
+    rdf::store s;
+    s.load_file(rdf_test::data_dir + "/lubm1-raw.nt.gz");
+    const std::string path = temp_path("checked.tmrdf"), record_path = temp_path("record/checked-stores");
+    rdf::save_store(s, path);
+    // Settled at once (the default waits 2 s after a file's last change:
+    // its times must be able to tell a later one).
+    const rdf::checked_stores record(record_path, std::chrono::nanoseconds(0));
+    auto rows = [](const rdf::mapped_store& m) {
+        std::string out;
+        rdf::answer_as_tsv("SELECT ?x WHERE { ?x <http://swat.cse.lehigh.edu/onto/univ-bench.owl#memberOf> "
+                           "<http://www.Department0.University0.edu> }",
+                           m.view(), out);
+        return out;
+    };
+    std::string first;
+    {
+        const rdf::mapped_store m(path, &record);
+        CHECK(m.checked());
+        first = rows(m);
+        CHECK(first.size() > 100);
+    }
+    {
+        const rdf::mapped_store m(path, &record); // unchanged: the record holds it
+        CHECK_FALSE(m.checked());
+        CHECK(rows(m) == first);
+        CHECK(rdf::mapped_store(path, &record, true).checked()); // --check-store
+        CHECK(rdf::mapped_store(path).checked());                // no record
+    }
+    // Changed in place, same size, one byte of the dictionary's text: the
+    // status-change time moves (after a clock tick of the file system), and
+    // the open checks again and finds it.
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    std::string bytes = rdf_test::slurp(path);
+    const std::size_t at = bytes.find("University0");
+    REQUIRE(at != std::string::npos);
+    {
+        FILE* f = std::fopen(path.c_str(), "r+b");
+        REQUIRE(f);
+        std::fseek(f, long(at), SEEK_SET);
+        std::fputc('X', f);
+        std::fclose(f);
+    }
+    CHECK_THROWS_WITH(rdf::mapped_store(path, &record), Catch::Contains("checksum does not match"));
+    // Replaced by a new file (save_store renames over it): a new inode, checked.
+    rdf::save_store(s, path);
+    CHECK(rdf::mapped_store(path, &record).checked());
+    CHECK_FALSE(rdf::mapped_store(path, &record).checked());
+    // A file changed just now is not recorded (its times could not tell a
+    // change within the same tick), nor is anything where the record
+    // cannot be written: each open checks.
+    const rdf::checked_stores waiting(record_path + ".2", std::chrono::hours(1));
+    CHECK(rdf::mapped_store(path, &waiting).checked());
+    CHECK(rdf::mapped_store(path, &waiting).checked());
+    const rdf::checked_stores unwritable("/dev/null/checked-stores", std::chrono::nanoseconds(0));
+    CHECK(rdf::mapped_store(path, &unwritable).checked());
+    CHECK(rdf::mapped_store(path, &unwritable).checked());
+    // A garbled record matches nothing, and is rewritten whole on the next check.
+    write_file(record_path, "# comment\nnot numbers at all\n1 2 3\n");
+    CHECK(rdf::mapped_store(path, &record).checked());
+    CHECK_FALSE(rdf::mapped_store(path, &record).checked());
+    std::remove(path.c_str());
+    std::remove(record_path.c_str());
+    std::remove((record_path + ".2").c_str());
+    ::rmdir(temp_path("record").c_str());
+}
+
 TEST_CASE("Parsing on several threads gives the triples one thread gives", "[store]") {
     std::string text = rdf::read_text_file(rdf_test::data_dir + "/lubm1-raw.nt.gz");
     auto decoded = [&](unsigned threads) {

@@ -67,6 +67,11 @@ data:
                        past it they are sorted into runs in a temporary file and merged
                        as they are indexed, so a load takes about the store plus this
                        plus 40 MB, whatever the file's size (bytes, or K, M, G, T)
+  --check-store        check a store file whole (bounds and checksums) even if it was checked
+                       before. A query on one core reads a store file where it lies and
+                       checks it when first opened and after any change (device, inode, size,
+                       times or checksums); the files checked are recorded in
+                       $XDG_CACHE_HOME/tacomesh/checked-stores (else ~/.cache/tacomesh/...)
 
 running:
   --cores N            cores (query: default 1; bench, and inference: the CPUs, at least 2;
@@ -131,6 +136,7 @@ struct options {
     std::uint64_t repeat = 20, runs = 5;
     rdf::query_limits limits; ///< --memory-limit, --max-intermediate-rows
     std::optional<std::uint64_t> load_memory; ///< --load-memory
+    bool check_store = false;                 ///< --check-store
 };
 
 /// A whole-number option's value, from lo to hi: out of range is a usage
@@ -213,6 +219,7 @@ options parse(int argc, char** argv) {
             else if (a == "--runs") o.runs = number(a, value(), 1, 1000000);
             else if (a == "--memory-limit") o.limits.max_bytes = byte_size(a, value());
             else if (a == "--load-memory") o.load_memory = byte_size(a, value());
+            else if (a == "--check-store") o.check_store = true;
             else if (a == "--max-intermediate-rows") o.limits.max_rows = number(a, value(), 1, std::uint64_t(1) << 62);
             else if (a.size() > 1 && a[0] == '-' && a != "-") usage_error("unknown option '" + a + "'");
             else if (o.command == "load") o.data.push_back(a);
@@ -330,7 +337,10 @@ loaded load_inputs(const options& o, bool map = false) {
         if (rdf::is_store_file(file)) {
             if (l.store.triple_count() != 0 || o.data.size() > 1)
                 throw std::runtime_error(file + ": a store file must be the only --data");
-            if (map && !o.infer) l.mapped.emplace(file);
+            if (map && !o.infer) {
+                const rdf::checked_stores record = rdf::checked_stores::for_user();
+                l.mapped.emplace(file, &record, o.check_store);
+            }
             else l.store = rdf::open_store(file);
             continue;
         }
@@ -369,7 +379,9 @@ loaded load_inputs(const options& o, bool map = false) {
         const double per = double(std::max<std::uint64_t>(1, l.triple_count()));
         std::fprintf(stderr, "store: %llu triples, %u terms, %.1f bytes/triple (indexes %.1f), %s in %.3f s\n",
                      (unsigned long long)l.triple_count(), l.view().dict.size(), double(l.bytes()) / per,
-                     double(l.index_bytes()) / per, l.mapped ? "mapped and checked" : "loaded", l.load_seconds);
+                     double(l.index_bytes()) / per,
+                     !l.mapped ? "loaded" : l.mapped->checked() ? "mapped and checked" : "mapped (checked before, unchanged since)",
+                     l.load_seconds);
     }
     return l;
 }

@@ -10,7 +10,9 @@
 // one must be refused on open with an error naming it, never become a
 // store on which a lookup loops or reads out of bounds. So open checks
 // every invariant the readers rely on (open_store lists them), and a store
-// it accepts is one the loader could have made.
+// it accepts is one the loader could have made. (A mapped open may skip the
+// checks for a file it checked before and that has not changed since:
+// checked_stores.hpp.)
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -37,6 +39,7 @@
 
 #include <zlib.h>
 
+#include <rdf/checked_stores.hpp>
 #include <rdf/store.hpp>
 
 namespace rdf {
@@ -488,6 +491,7 @@ public:
             throw load_error(path, 0, 0, S_ISREG(st.st_mode) || st.st_mode == 0 ? std::string("cannot read: ") + std::strerror(e)
                                                                               : "not a regular file (a directory?)");
         }
+        status_ = st;
         size_ = std::size_t(st.st_size);
         if (size_ != 0) {
             void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -500,20 +504,26 @@ public:
         }
         ::close(fd); // the mapping keeps the file
     }
-    file_mapping(file_mapping&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+    file_mapping(file_mapping&& o) noexcept
+        : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), status_(o.status_) {}
     file_mapping& operator=(file_mapping&& o) noexcept {
         std::swap(data_, o.data_);
         std::swap(size_, o.size_);
+        std::swap(status_, o.status_);
         return *this;
     }
     ~file_mapping() {
         if (data_) ::munmap(const_cast<char*>(data_), size_);
     }
     std::span<const char> bytes() const noexcept { return {data_, size_}; }
+    /// The file's status when mapped (fstat of the descriptor mapped, not of
+    /// the path, which a rename may have pointed elsewhere since).
+    const struct stat& status() const noexcept { return status_; }
 
 private:
     const char* data_ = nullptr;
     std::size_t size_ = 0;
+    struct stat status_ {};
 };
 } // namespace detail
 
@@ -607,12 +617,22 @@ inline store read_store(std::string_view bytes, const std::string& name) {
 /// of bounds or loop, and both checksums, in one pass over the file
 /// (store_check::bounds); it does not rebuild the orders from SPO, which
 /// would cost a sort of every triple and memory beside the store.
+/// With a `record` (checked_stores.hpp), a file the record holds as checked
+/// and unchanged since is not checked again (unless `check_anyway`), and a
+/// file checked now is added to it.
 class mapped_store {
 public:
-    explicit mapped_store(const std::string& path)
+    explicit mapped_store(const std::string& path, const checked_stores* record = nullptr, bool check_anyway = false)
         : map_(path), arrays_(detail::locate_arrays(map_.bytes(), path)) {
+        const store_identity id = identity_of(map_.status(), arrays_.dictionary_crc, arrays_.index_crc);
+        if (record && !check_anyway && record->holds(id)) return;
         detail::check_arrays(arrays_, path, detail::store_check::bounds);
+        checked_ = true;
+        if (record) record->add(id);
     }
+
+    /// Whether this open checked the file (else the record held it as checked).
+    bool checked() const noexcept { return checked_; }
 
     store_view view() const noexcept { return arrays_.view(); }
     std::uint64_t triple_count() const noexcept { return arrays_.index.second[0].size(); }
@@ -625,6 +645,7 @@ public:
 private:
     detail::file_mapping map_;
     detail::store_arrays arrays_;
+    bool checked_ = false;
 };
 
 } // namespace rdf
