@@ -39,10 +39,10 @@ need_packages() {
 base_packages=(g++ g++-multilib cmake ninja-build catch2 libbenchmark-dev libboost-dev libboost-context-dev zlib1g-dev
                libserd-dev libraptor2-dev liburiparser-dev libpcre2-dev libssl-dev libmetis-dev libopenmpi-dev openmpi-bin iproute2 python3 python3-rdflib
                libcpp-httplib-dev curl python3-sparqlwrapper)
-# clang: the ASan and fuzzing trees. valgrind, igraph, matplotlib, venv: the
-# benchmark smoke run's instruction counts, peer, plots and PyPI peers.
+# clang: the ASan and fuzzing trees. valgrind, igraph, matplotlib, venv, time: the
+# benchmark smoke run's instruction counts, peer, plots, PyPI peers and peak memory.
 clang_packages=(clang libclang-rt-14-dev)
-bench_packages=(valgrind python3-igraph python3-matplotlib python3-venv)
+bench_packages=(valgrind python3-igraph python3-matplotlib python3-venv time)
 
 configure() { # dir, extra cmake args...
   local dir=$1; shift
