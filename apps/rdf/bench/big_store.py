@@ -90,6 +90,14 @@ def drop_caches() -> bool:
         return False
 
 
+def run_kinds(cold: bool):
+    """Each run's kind, cold first if asked for: the page cache is dropped before it."""
+    for kind in (["cold"] if cold else []) + ["warm"]:
+        if kind == "cold":
+            drop_caches()
+        yield kind
+
+
 def memory_cgroup(limit: int) -> Path:
     """A memory cgroup of `limit` bytes (v1's memory controller, else v2's):
     the page cache of what its processes read, the store's mapped pages
@@ -154,9 +162,7 @@ def ours(args, nt: Path, queries: list[Path], want: dict, cold: bool) -> dict:
                 "query_seconds": float(rows[2]) / 1000, "peak_bytes": peak, "rows": int(rows[1])}
 
     result["check"] = {}
-    for kind in (["cold"] if cold else []) + ["warm"]:
-        if kind == "cold":
-            drop_caches()
+    for kind in run_kinds(cold):
         result["check"][kind] = query(queries[0], "--check-store")
     print("ours: the whole file checked in " + ", ".join(
         f"{k} {v['open_seconds']:.2f} s (peak {v['peak_bytes'] / 2**30:.2f} GiB)" for k, v in result["check"].items()),
@@ -164,9 +170,7 @@ def ours(args, nt: Path, queries: list[Path], want: dict, cold: bool) -> dict:
     result["queries"] = {}
     for q in queries:
         runs = {}
-        for kind in (["cold"] if cold else []) + ["warm"]:
-            if kind == "cold":
-                drop_caches()
+        for kind in run_kinds(cold):
             runs[kind] = query(q)
         result["queries"][q.stem] = runs
         print(f"ours {q.stem}: " + ", ".join(f"{k} {v['wall_seconds']:.2f} s (open {v['open_seconds']:.2f}, "
@@ -187,9 +191,7 @@ def peer(args, nt: Path, queries: list[Path], want: dict, cold: bool) -> dict:
     result["queries"] = {}
     for q in queries:
         runs = {}
-        for kind in (["cold"] if cold else []) + ["warm"]:
-            if kind == "cold":
-                drop_caches()
+        for kind in run_kinds(cold):
             try:
                 p, wall, peak = timed([args.peer_python, "-c", PEER, "query", str(store), str(q)],
                                       timeout=args.peer_timeout)
