@@ -185,9 +185,10 @@ def peer(args, nt: Path, queries: list[Path], want: dict, cold: bool) -> dict:
         shutil.rmtree(store, ignore_errors=True)
         p, wall, peak = timed([args.peer_python, "-c", PEER, "load", str(store), str(nt)])
         inside = json.loads(p.stdout.splitlines()[-1])
-        result["load"] = {"wall_seconds": wall, "peak_bytes": peak, "store_bytes": du(store), **inside}
+        size = du(store)
+        result["load"] = {"wall_seconds": wall, "peak_bytes": peak, "store_bytes": size, **inside}
         print(f"pyoxigraph: loaded in {wall:.1f} s, peak {peak / 2**30:.2f} GiB, "
-              f"store {du(store) / 2**30:.2f} GiB", file=sys.stderr, flush=True)
+              f"store {size / 2**30:.2f} GiB", file=sys.stderr, flush=True)
     result["queries"] = {}
     for q in queries:
         runs = {}
