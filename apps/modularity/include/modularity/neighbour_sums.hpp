@@ -5,10 +5,18 @@
 // says whether its sum belongs to the current vertex, so nothing is cleared
 // between vertices, and the touched list names the adjacent clusters (also
 // those reached only through zero-weight edges) in the order first seen.
+//
+// A cluster's stamp and sum sit side by side in one 16-byte slot: the
+// clusters of a vertex's neighbours are scattered over the whole array, so
+// each add is a cache miss on a big graph, and with the two in separate
+// arrays it was two. The touched list has room for every cluster from the
+// start, so an add never checks a capacity: with that check (push_back) the
+// compiler kept add out of line in the edge loops.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <memory>
+#include <span>
 
 namespace modularity {
 
@@ -17,42 +25,59 @@ using cluster = std::uint32_t;
 class neighbour_sums {
 public:
     void resize(std::size_t n) {
-        if (sum_.size() < n) {
-            sum_.resize(n, 0.0);
-            stamp_of_.resize(n, 0);
-        }
+        if (size_ >= n) return;
+        // The stamps start at 0 and the current one at 1 or more: new slots
+        // belong to no vertex. Only what is already stamped needs keeping.
+        auto slots = std::make_unique_for_overwrite<slot[]>(n);
+        std::copy_n(slots_.get(), size_, slots.get());
+        std::fill(slots.get() + size_, slots.get() + n, slot{0.0, 0});
+        slots_ = std::move(slots);
+        auto touched = std::make_unique_for_overwrite<cluster[]>(n);
+        std::copy_n(touched_.get(), count_, touched.get());
+        touched_ = std::move(touched);
+        size_ = n;
     }
-    void start() {
+    void start() noexcept {
         if (++stamp_ == 0) {
-            std::fill(stamp_of_.begin(), stamp_of_.end(), 0);
+            std::for_each(slots_.get(), slots_.get() + size_, [](slot& s) { s.stamp = 0; });
             stamp_ = 1;
         }
-        touched_.clear();
+        count_ = 0;
     }
-    void add(cluster c, double w) {
-        if (stamp_of_[c] != stamp_) {
-            stamp_of_[c] = stamp_;
-            sum_[c] = 0;
-            touched_.push_back(c);
+    [[gnu::always_inline]] void add(cluster c, double w) noexcept {
+        slot& s = slots_[c];
+        if (s.stamp != stamp_) {
+            s.stamp = stamp_;
+            s.sum = w;
+            touched_[count_++] = c;
+        } else {
+            s.sum += w;
         }
-        sum_[c] += w;
     }
     /// Mark c as next to the current vertex, without a sum (and without a
     /// place in touched()): true the first time. For counting neighbours;
     /// do not mix with add under one start().
     bool mark(cluster c) noexcept {
-        if (stamp_of_[c] == stamp_) return false;
-        stamp_of_[c] = stamp_;
+        slot& s = slots_[c];
+        if (s.stamp == stamp_) return false;
+        s.stamp = stamp_;
         return true;
     }
-    double operator[](cluster c) const noexcept { return stamp_of_[c] == stamp_ ? sum_[c] : 0.0; }
-    const std::vector<cluster>& touched() const noexcept { return touched_; }
+    double operator[](cluster c) const noexcept {
+        const slot& s = slots_[c];
+        return s.stamp == stamp_ ? s.sum : 0.0;
+    }
+    std::span<const cluster> touched() const noexcept { return {touched_.get(), count_}; }
 
 private:
-    std::vector<double> sum_;
-    std::vector<std::uint32_t> stamp_of_;
+    struct slot {
+        double sum;
+        std::uint32_t stamp;
+    };
+    std::unique_ptr<slot[]> slots_;
+    std::unique_ptr<cluster[]> touched_;
+    std::size_t size_ = 0, count_ = 0;
     std::uint32_t stamp_ = 0;
-    std::vector<cluster> touched_;
 };
 
 } // namespace modularity
