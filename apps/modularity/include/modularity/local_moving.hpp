@@ -295,8 +295,12 @@ std::vector<cluster> refine(const Graph& g, const std::vector<cluster>& of, rng&
 }
 
 /// Renumber ids densely 0..k-1 in the order of first appearance; returns k.
+/// Any ids: a member starts its combination round from the best clustering
+/// scattered onto the coarse vertices, whose ids are the graph's (up to its
+/// vertex count) while the vector has one per core group.
 inline cluster compact(std::vector<cluster>& ids) {
-    std::vector<cluster> map(ids.size(), cluster(-1));
+    const std::size_t span = ids.empty() ? 0 : std::size_t(*std::max_element(ids.begin(), ids.end())) + 1;
+    std::vector<cluster> map(span, cluster(-1));
     cluster k = 0;
     for (cluster& c : ids) {
         if (map[c] == cluster(-1)) map[c] = k++;
