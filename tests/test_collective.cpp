@@ -75,6 +75,40 @@ struct throws_past_one {
 };
 } // namespace
 
+namespace {
+struct gather_log {
+    long values = 0, failures = 0, totals = 0;
+    taco::core_id origin = taco::no_core;
+    void put(std::uint32_t, long) { ++values; }
+    void total(long) { ++totals; }
+    void failed(const taco::error_info& e) { ++failures, origin = e.origin; }
+};
+} // namespace
+
+TEST_CASE("error continuations of collectives: a gather's failing members and a reduce's failure go to it",
+          "[collective][errors]") {
+    gather_log log;
+    test::run(test::on_cores(3), [&] {
+        auto members = make_members(6);
+        auto g = taco::make_group(members, taco::topology::binomial());
+        auto to = taco::to_global(&log);
+        taco::gather(g, taco::m2f(&member::fail_if, 4u), taco::then(to, &gather_log::put).on_error(to, &gather_log::failed));
+        taco::wait_until([&] { return log.values + log.failures == 6; });
+        taco::reduce(g, taco::m2f(&member::fail_if, 2u), std::plus<long>{},
+                     taco::then(to, &gather_log::total).on_error(to, &gather_log::failed));
+        taco::wait_until([&] { return log.failures == 2; });
+        taco::reduce(g, taco::m2f(&member::fail_if, 99u), std::plus<long>{},
+                     taco::then(to, &gather_log::total).on_error(to, &gather_log::failed));
+        taco::wait_until([&] { return log.totals == 1; });
+        taco::destroy_group(g);
+        destroy(members);
+    });
+    CHECK(log.values == 5);
+    CHECK(log.failures == 2);  // one failing member of the gather, then the reduce's failure once
+    CHECK(log.totals == 1);    // the reduce without a failure
+    CHECK(log.origin == 2 % 3); // the last failure: member 2, on core 2
+}
+
 TEST_CASE("a reduce whose combiner throws reports the exception to the caller", "[collective][errors]") {
     // The combiner runs inside a core's message handler: its exception used
     // to unwind through it, leaving the caller waiting for ever.

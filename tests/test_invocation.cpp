@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -186,6 +187,76 @@ TEST_CASE("an exception in a fire-and-forget invocation reaches the uncaught-err
     });
     REQUIRE(uncaught == 1);
     REQUIRE(origin == 1);
+}
+
+namespace {
+// What an error continuation received, on the core it ran on.
+struct failure_log {
+    int tag = -1, failures = 0;
+    taco::core_id origin = taco::no_core, seen_on = taco::no_core;
+    char text[64] = {};
+    void failed(int t, const taco::error_info& e) {
+        tag = t, ++failures, origin = e.origin, seen_on = taco::this_core();
+        std::snprintf(text, sizeof text, "%.*s", int(e.view().size()), e.view().data());
+    }
+    failure_log report() const { return *this; }
+};
+std::atomic<int> g_core_failures{0};
+std::atomic<int> g_core_failure_tag{-1};
+void count_failure(int tag, taco::error_info) { g_core_failure_tag = tag, ++g_core_failures; }
+} // namespace
+
+TEST_CASE("error continuations: a failure runs the error continuation, a value the value one, nothing is uncaught",
+          "[invocation][errors]") {
+    failure_log log;
+    long value = -1;
+    int values = -1, uncaught = -1, on_core = -1, on_core_tag = -1;
+    test::run(cores(3), [&] {
+        taco::sync(1, +[] {
+            g_uncaught = 0;
+            taco::set_uncaught_error_handler(+[](const taco::error_info&) { ++g_uncaught; });
+        });
+        auto acc = taco::new_on<account>(1).get();
+        auto col = taco::new_on<collector>(2).get();
+        auto errs = taco::new_on<failure_log>(0).get();
+        taco::async(acc, &account::deposit, 10L);
+        // Fails (10 < 50): only the error continuation runs, on core 0, with its bound tag.
+        taco::async(acc, taco::m2f(&account::withdraw, 50L),
+                    taco::then(col, &collector::take).on_error(errs, &failure_log::failed, 7));
+        // Succeeds: only the value continuation runs.
+        taco::async(acc, taco::m2f(&account::withdraw, 4L),
+                    taco::then(col, &collector::take).on_error(errs, &failure_log::failed, 8));
+        // A function on a core as the error continuation, chained on a future.
+        auto f = taco::call(acc, &account::withdraw, 1000L);
+        f.then(taco::then(col, &collector::take).on_error(2, &count_failure, 9));
+        taco::wait_until([&] {
+            return taco::sync(errs, &failure_log::report).failures == 1 && taco::sync(col, &collector::count) == 1 &&
+                   taco::sync(2, +[] { return g_core_failures.load(); }) == 1;
+        });
+        taco::sync(acc, &account::get); // any late, wrong delivery has had its turn
+        log = taco::sync(errs, &failure_log::report);
+        value = taco::sync(col, &collector::value);
+        values = taco::sync(col, &collector::count);
+        on_core = taco::sync(2, +[] { return g_core_failures.load(); });
+        on_core_tag = taco::sync(2, +[] { return g_core_failure_tag.load(); });
+        uncaught = taco::sync(1, +[] {
+            taco::set_uncaught_error_handler(nullptr);
+            return g_uncaught.load();
+        });
+        taco::delete_on(errs);
+        taco::delete_on(col);
+        taco::delete_on(acc);
+    });
+    CHECK(log.failures == 1);
+    CHECK(log.tag == 7);
+    CHECK(log.origin == 1);
+    CHECK(log.seen_on == 0);
+    CHECK(std::string(log.text) == "insufficient funds: 10");
+    CHECK(values == 1);
+    CHECK(value == 6);
+    CHECK(on_core == 1);
+    CHECK(on_core_tag == 9);
+    CHECK(uncaught == 0);
 }
 
 TEST_CASE("the default uncaught-error handler reports and aborts: nothing vanishes", "[invocation][errors]") {

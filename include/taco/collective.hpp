@@ -151,16 +151,27 @@ template <class T, class F, class... A, class Comb, class... M>
     }
 }
 
+namespace detail {
+template <class T, class Call, class Then>
+void gather_to(group<T> g, const Call& call, const Then& cont) {
+    check_group_call<T, Call>();
+    check_invocation_result<result_of<T, Call>>();
+    if (!g) throw std::invalid_argument("taco::gather: null group");
+    using sink = ranked_sink<Then>;
+    start_at_root(g.root, &collective_ops<T>::template gather<Call, sink>, call, sink{cont});
+}
+} // namespace detail
+
 /// Gather: the continuation (made by taco::then(obj, &U::put, bound...))
-/// receives put(bound..., rank, value) for each member, on obj's core.
+/// receives put(bound..., rank, value) for each member, on obj's core; its
+/// error continuation (.on_error), if it has one, the first member failure.
 template <class T, class F, class... A, class U, class C>
 void gather(group<T> g, const bound_call<F, A...>& call, detail::then_continuation<U, C> cont) {
-    using Call = bound_call<F, A...>;
-    detail::check_group_call<T, Call>();
-    detail::check_invocation_result<detail::result_of<T, Call>>();
-    if (!g) throw std::invalid_argument("taco::gather: null group");
-    using sink = detail::ranked_sink<detail::then_continuation<U, C>>;
-    detail::start_at_root(g.root, &detail::collective_ops<T>::template gather<Call, sink>, call, sink{cont});
+    detail::gather_to(g, call, cont);
+}
+template <class T, class F, class... A, class U, class C, class E, class EC>
+void gather(group<T> g, const bound_call<F, A...>& call, detail::then_or_else<U, C, E, EC> cont) {
+    detail::gather_to(g, call, cont);
 }
 
 /// Gather into `out` (on the calling core, out.size() == group size):

@@ -9,6 +9,21 @@
 //   taco::then(core, &on_result, a)        // on_result(a, result) on `core`
 //
 // A void result calls the continuation with the bound arguments only.
+//
+// An error continuation (the paper's continuation for the failure case) is
+// chained on one: it runs instead when the invocation throws, with its own
+// bound arguments and then the failure, as the taco::error_info the
+// uncaught-error handler gets (origin core and text: trivially copyable, so
+// it travels as a result does):
+//
+//   taco::then(gp, &U::on_result).on_error(gp2, &V::on_failure, a)
+//                                          // gp2->on_failure(a, error)
+//   taco::then(gp, &U::on_result).on_error(core, &on_failure)
+//
+// Without one, a failure goes to the uncaught-error handler of the core
+// where it happened, as before. An exception thrown by a continuation
+// itself (either kind) goes there too: it is an invocation with no
+// continuation of its own.
 #include <exception>
 #include <type_traits>
 #include <utility>
@@ -132,6 +147,23 @@ struct then_continuation {
     /// gather adds the member's rank before it).
     template <class... V>
     void deliver(const V&... v) const {
+        deliver_or_fail(*this, v...);
+    }
+    void fail(const error_info& e) const { no_continuation{}.fail(e); }
+
+    /// This continuation, and `target->*fn(bound..., error)` on target's
+    /// core when the invocation fails (the header says more).
+    template <class U, class F, class... B>
+    auto on_error(global_ptr<U> target, F fn, B&&... bound) const;
+    /// This continuation, and `fn(bound..., error)` on core `core` when the
+    /// invocation fails.
+    template <class F, class... B>
+    auto on_error(core_id core, F fn, B&&... bound) const;
+
+protected:
+    /// deliver, whose result too large to carry goes to `failure.fail`.
+    template <class Failure, class... V>
+    void deliver_or_fail(const Failure& failure, const V&... v) const {
         if constexpr (fits_plainly<delivered_t<V>...>()) {
             send_request(extend(call, v...));
         } else {
@@ -141,11 +173,10 @@ struct then_continuation {
                 const auto full = extend(call, carry_if_large(to_delivered<delivered_t<V>>(v))...);
                 send_carried(runtime(), core, target, full, no_continuation{}, run_straight{});
             } catch (const usage_error&) {
-                fail(too_large_result());
+                failure.fail(too_large_result());
             }
         }
     }
-    void fail(const error_info& e) const { no_continuation{}.fail(e); }
 
 private:
     template <class... V>
@@ -173,6 +204,50 @@ private:
         return extend(c.with_last(v), vs...);
     }
 };
+
+/// A value continuation with an error continuation: the failure goes to
+/// `error` as its result would have (so a failure's text too large for a
+/// message is carried, as results are).
+template <class T, class Call, class E, class ErrorCall>
+struct then_or_else : then_continuation<T, Call> {
+    then_continuation<E, ErrorCall> error;
+
+    template <class... V>
+    void deliver(const V&... v) const {
+        this->deliver_or_fail(*this, v...);
+    }
+    void fail(const error_info& e) const { error.deliver(e); }
+
+    template <class... X>
+    void on_error(X&&...) const {
+        static_assert(sizeof...(X) < 0, "taco::then: this continuation has its error continuation already; one "
+                                        "per continuation (a handler can pass the failure on)");
+    }
+};
+
+template <class T, class Call, class E, class ErrorCall>
+auto with_error(const then_continuation<T, Call>& value, const then_continuation<E, ErrorCall>& error) {
+    static_assert(decltype(error.call.with_last(std::declval<error_info>()))::template applies_to<E>,
+                  "taco::then(...).on_error: the error continuation cannot be called with (bound arguments..., "
+                  "taco::error_info); give it a last parameter const taco::error_info& (or taco::error_info)");
+    return then_or_else<T, Call, E, ErrorCall>{value, error};
+}
+
+template <class T, class Call>
+template <class U, class F, class... B>
+auto then_continuation<T, Call>::on_error(global_ptr<U> target, F fn, B&&... bound) const {
+    auto call = m2f(fn, std::forward<B>(bound)...);
+    return with_error(*this, then_continuation<U, decltype(call)>{target.core(), {target.address()}, call});
+}
+
+template <class T, class Call>
+template <class F, class... B>
+auto then_continuation<T, Call>::on_error(core_id core, F fn, B&&... bound) const {
+    static_assert(!std::is_member_pointer_v<F>,
+                  "taco::then(...).on_error: a method needs an object: pass a taco::global_ptr to it, not a core id");
+    auto call = m2f(fn, std::forward<B>(bound)...);
+    return with_error(*this, then_continuation<void, decltype(call)>{core, {}, call});
+}
 
 } // namespace detail
 
