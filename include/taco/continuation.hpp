@@ -220,17 +220,20 @@ struct then_or_else : then_continuation<T, Call> {
 
     template <class... X>
     void on_error(X&&...) const {
-        static_assert(sizeof...(X) < 0, "taco::then: this continuation has its error continuation already; one "
-                                        "per continuation (a handler can pass the failure on)");
+        static_assert(!std::is_same_v<then_or_else, then_or_else>, // false, but only once instantiated
+                      "taco::then: this continuation has its error continuation already; one per continuation "
+                      "(a handler can pass the failure on)");
     }
 };
 
 template <class T, class Call, class E, class ErrorCall>
 auto with_error(const then_continuation<T, Call>& value, const then_continuation<E, ErrorCall>& error) {
-    static_assert(decltype(error.call.with_last(std::declval<error_info>()))::template applies_to<E>,
+    constexpr bool callable = decltype(error.call.with_last(std::declval<error_info>()))::template applies_to<E>;
+    static_assert(callable,
                   "taco::then(...).on_error: the error continuation cannot be called with (bound arguments..., "
                   "taco::error_info); give it a last parameter const taco::error_info& (or taco::error_info)");
-    return then_or_else<T, Call, E, ErrorCall>{value, error};
+    if constexpr (callable) return then_or_else<T, Call, E, ErrorCall>{value, error};
+    else return value; // the static_assert has said it: no cascade of errors from the call's instantiation
 }
 
 template <class T, class Call>
