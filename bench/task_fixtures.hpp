@@ -81,7 +81,7 @@ inline std::unique_ptr<trivial_task[]> make_tasks(std::size_t depth, std::uint64
     const auto base = taco::task_clock::now() + std::chrono::hours(1);
     for (std::size_t i = 0; i < depth; ++i) {
         ts[i].counter = counter;
-        ts[i].sched = {int(rng() % 8), base + std::chrono::microseconds(rng() % 1000)};
+        ts[i].sched = {.priority = int(rng() % 8), .deadline = base + std::chrono::microseconds(rng() % 1000)};
     }
     return ts;
 }

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <limits>
@@ -40,7 +41,7 @@ TEST_CASE("schedulers: FIFO, priority and EDF order under random arrival", "[tas
     const auto now = taco::task_clock::now();
     std::vector<std::unique_ptr<probe_task>> tasks;
     for (int i = 0; i < 500; ++i) {
-        taco::schedule s{int(rng() % 5), now + std::chrono::microseconds(rng() % 50)};
+        taco::schedule s{.priority = int(rng() % 5), .deadline = now + std::chrono::microseconds(rng() % 50)};
         tasks.push_back(std::make_unique<probe_task>(i, s));
     }
     auto feed = [&](auto& sched) {
@@ -93,6 +94,85 @@ TEST_CASE("schedulers: FIFO, priority and EDF order under random arrival", "[tas
     }
 }
 
+TEST_CASE("hierarchical scheduling: the top level picks a tier by its policy, the tier its task by its own",
+          "[tasks]") {
+    const auto t0 = taco::task_clock::now();
+    auto at = [&](int ms) { return t0 + std::chrono::milliseconds(ms); };
+    std::vector<std::unique_ptr<probe_task>> tasks;
+    auto make = [&](taco::schedule s) {
+        tasks.push_back(std::make_unique<probe_task>(int(tasks.size()), s));
+        return tasks.back().get();
+    };
+    SECTION("priority over a FIFO tier and an EDF tier: all of the higher tier first, each in its own order") {
+        taco::schedulers::hierarchical h(taco::policy::priority, {{taco::policy::fifo, 1}, {taco::policy::edf, 0}});
+        // Arrivals interleaved: EDF 9 ms (id 0), FIFO (1), EDF 3 ms (2), FIFO (3), EDF 5 ms (4), FIFO (5)
+        for (int i = 0; i < 6; ++i) {
+            const bool edf = i % 2 == 0;
+            h.push(*make({.tier = std::uint8_t(edf ? 1 : 0), .deadline = at(edf ? std::array{9, 3, 5}[i / 2] : 0)}));
+        }
+        CHECK(h.size() == 6);
+        CHECK(static_cast<probe_task*>(h.front())->id == 1);
+        CHECK(drain(h) == std::vector<int>{1, 3, 5, 2, 4, 0});
+        CHECK(h.empty());
+    }
+    SECTION("EDF over FIFO tiers: the tier whose next task is due first, kept current as tasks arrive") {
+        taco::schedulers::hierarchical h(taco::policy::edf, {{taco::policy::fifo}, {taco::policy::fifo}});
+        h.push(*make({.tier = 0, .deadline = at(10)})); // 0
+        h.push(*make({.tier = 0, .deadline = at(1)}));  // 1: behind 0 in its FIFO tier
+        h.push(*make({.tier = 1, .deadline = at(5)}));  // 2
+        // tier 0's next task is due at 10 ms, tier 1's at 5 ms: tier 1 first
+        CHECK(static_cast<probe_task*>(h.pop())->id == 2);
+        h.push(*make({.tier = 1, .deadline = at(20)})); // 3: tier 1's next is now due at 20 ms
+        CHECK(drain(h) == std::vector<int>{0, 1, 3});
+    }
+    SECTION("FIFO over tiers, and equal priorities: the tiers with work take turns") {
+        taco::schedulers::hierarchical h(taco::policy::fifo, {{taco::policy::fifo}, {taco::policy::priority}});
+        for (int i = 0; i < 3; ++i) h.push(*make({.priority = i, .tier = 0}));  // 0, 1, 2
+        for (int i = 0; i < 3; ++i) h.push(*make({.priority = i, .tier = 1}));  // 3, 4, 5: 5 first in its tier
+        CHECK(drain(h) == std::vector<int>{0, 5, 1, 4, 2, 3});
+        taco::schedulers::hierarchical e(taco::policy::priority, {{taco::policy::fifo, 2}, {taco::policy::fifo, 2}});
+        for (int i = 0; i < 4; ++i) e.push(*make({.tier = std::uint8_t(i / 2)})); // 6, 7 | 8, 9
+        CHECK(drain(e) == std::vector<int>{6, 8, 7, 9});
+    }
+    SECTION("erase from the middle, and a tier beyond the last goes to the last") {
+        taco::schedulers::hierarchical h(taco::policy::priority, {{taco::policy::fifo, 0}, {taco::policy::fifo, 1}});
+        probe_task* a = make({.tier = 1});
+        probe_task* b = make({.tier = 7}); // beyond: tier 1
+        probe_task* c = make({.tier = 0});
+        h.push(*a), h.push(*b), h.push(*c);
+        h.erase(*a);
+        CHECK(h.size() == 2);
+        CHECK(drain(h) == std::vector<int>{b->id, c->id});
+    }
+    SECTION("more than four tiers, or none, is a usage error that says so") {
+        CHECK_THROWS_WITH((taco::scheduling_tiers{{}, {}, {}, {}, {}}), Catch::Contains("at most 4 tiers"));
+        CHECK_THROWS_WITH(taco::schedulers::hierarchical(taco::policy::fifo, {}), Catch::Contains("give 1 to 4 tiers"));
+    }
+}
+
+TEST_CASE("hierarchical scheduling in a run: tiers under the run's policy, tasks choosing theirs", "[tasks]") {
+    std::vector<int> ran;
+    test::run(
+        test::on_cores(1),
+        [&] {
+            std::vector<std::unique_ptr<taco::future<void>>> done;
+            const auto t0 = taco::task_clock::now() + std::chrono::hours(1);
+            const int deadline_ms[] = {30, 10, 20};
+            for (int i = 0; i < 6; ++i) {
+                const bool system = i % 2 == 1; // tier 0: FIFO, priority 1 at the top
+                taco::schedule s{.tier = std::uint8_t(system ? 0 : 1),
+                                 .deadline = t0 + std::chrono::milliseconds(system ? 0 : deadline_ms[i / 2])};
+                done.emplace_back(new taco::future<void>(taco::spawn_activity([&ran, i] { ran.push_back(i); }, s)));
+            }
+            REQUIRE(ran.empty()); // tasks run only when this core waits: all six are queued
+            for (auto& f : done) f->get();
+        },
+        taco::run_options{.scheduling = taco::policy::priority,
+                          .tiers = {{taco::policy::fifo, 1}, {taco::policy::edf, 0}}});
+    // tier 0's tasks 1, 3, 5 in arrival order, then the EDF tier by deadline: 2 (10 ms), 4 (20), 0 (30)
+    CHECK(ran == std::vector<int>{1, 3, 5, 2, 4, 0});
+}
+
 TEST_CASE("tasks run in policy order on a core (priority and EDF)", "[tasks]") {
     for (auto pol : {taco::policy::priority, taco::policy::edf}) {
         std::vector<int> ran; // priorities (or deadline ranks) in execution order
@@ -108,7 +188,7 @@ TEST_CASE("tasks run in policy order on a core (priority and EDF)", "[tasks]") {
                     keys.push_back(key);
                     taco::schedule s = pol == taco::policy::priority
                                            ? taco::schedule{key}
-                                           : taco::schedule{0, base + std::chrono::milliseconds(key)};
+                                           : taco::schedule{.deadline = base + std::chrono::milliseconds(key)};
                     // futures are not movable (their continuation holds the address): construct in place
                     done.emplace_back(new taco::future<void>(taco::spawn_activity([&ran, key] { ran.push_back(key); }, s)));
                 }

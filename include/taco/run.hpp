@@ -17,8 +17,13 @@ namespace taco {
 
 /// Options of a run that belong to TACO, not to the platform.
 struct run_options {
-    /// Scheduling policy of every core's tasks.
+    /// Scheduling policy of every core's tasks; with tiers, the top level's.
     policy scheduling = policy::fifo;
+    /// Tiers under the policy (schedulers/hierarchical.hpp), each of its
+    /// own policy, a task in the one its schedule::tier names; none: one
+    /// level. E.g. {{policy::fifo, 1}, {policy::edf, 0}} under
+    /// policy::priority: FIFO work before EDF work.
+    scheduling_tiers tiers{};
 };
 
 namespace detail {
@@ -48,13 +53,13 @@ void run(const Config& config, Main&& main, const run_options& options = {}) {
         launch_args args; // first: all that cores other than 0 read (see launch_args)
         std::remove_reference_t<Main>* main;
         std::exception_ptr error;
-    } ctx{{options.scheduling}, &main, nullptr};
+    } ctx{{options.scheduling, options.tiers}, &main, nullptr};
     static_assert(std::is_standard_layout_v<context> && offsetof(context, args) == 0);
     P::launch(
         config,
         +[](typename P::endpoint& ep, void* arg) {
             const launch_args& args = *static_cast<const launch_args*>(arg);
-            detail::platform_core<P> rt(ep, args.scheduling);
+            detail::platform_core<P> rt(ep, args.scheduling, args.tiers);
             if (ep.id() != 0) {
                 rt.run_until_stopped();
                 return;

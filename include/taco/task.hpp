@@ -21,6 +21,10 @@ using task_clock = std::chrono::steady_clock;
 struct schedule {
     /// Fixed priority: higher runs first (priority scheduler).
     int priority = 0;
+    /// The tier of a hierarchical scheduler the task goes to
+    /// (schedulers/hierarchical.hpp); other schedulers ignore it. In the
+    /// padding before the deadline: a schedule travels in task invocations.
+    std::uint8_t tier = 0;
     /// Absolute deadline: earlier runs first (EDF scheduler).
     task_clock::time_point deadline = task_clock::time_point::max();
 };

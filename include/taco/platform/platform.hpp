@@ -21,6 +21,7 @@ namespace taco {
 /// than 0.
 struct launch_args {
     policy scheduling = policy::fifo;
+    scheduling_tiers tiers{};
 };
 
 /// `launch(config, entry, arg)` calls `entry(endpoint&, arg)` once on each

@@ -50,7 +50,7 @@ enum class pacing : bool { unpaced, paced };
 
 class core : public memory_port, public bulk_port {
 public:
-    core(core_id id, core_id count, policy scheduling);
+    core(core_id id, core_id count, policy scheduling, const scheduling_tiers& tiers = {});
     virtual ~core();
     core(const core&) = delete;
     core& operator=(const core&) = delete;
@@ -424,8 +424,8 @@ inline core& runtime() {
     return *rt;
 }
 
-inline core::core(core_id id, core_id count, policy scheduling)
-    : id_(id), count_(count), ready_(scheduling) {
+inline core::core(core_id id, core_id count, policy scheduling, const scheduling_tiers& tiers)
+    : id_(id), count_(count), ready_(scheduling, tiers) {
     tls_runtime = this;
     tls_core = id;
     tls_core_count = count;

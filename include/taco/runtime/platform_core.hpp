@@ -20,7 +20,8 @@ class platform_core final : public core {
 public:
     using endpoint_type = typename P::endpoint;
 
-    platform_core(endpoint_type& ep, policy scheduling) : core(ep.id(), ep.core_count(), scheduling), ep_(ep) {
+    platform_core(endpoint_type& ep, policy scheduling, const scheduling_tiers& tiers = {})
+        : core(ep.id(), ep.core_count(), scheduling, tiers), ep_(ep) {
         if constexpr (memory_endpoint<endpoint_type>) private_offset = ep.private_offset();
         remote_words = remote_memory_endpoint<endpoint_type>;
         if constexpr (bulk_endpoint<endpoint_type>) shared_address_space = ep.shares_address_space();

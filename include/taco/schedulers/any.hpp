@@ -1,28 +1,21 @@
 #pragma once
-// The policy of a run, chosen at start-up: one of the schedulers, dispatched
-// with a switch (no virtual call on the per-task path). It counts its tasks
+// The scheduler of a run, chosen at start-up: one policy (single.hpp), or
+// tiers under a top-level policy (hierarchical.hpp). It counts its tasks
 // itself, so that the runtime's "anything ready?" test in every round is one
 // load, not a dispatch.
 #include <variant>
 
-#include <taco/schedulers/edf.hpp>
-#include <taco/schedulers/fifo.hpp>
-#include <taco/schedulers/priority.hpp>
+#include <taco/scheduling_policy.hpp>
+#include <taco/schedulers/hierarchical.hpp>
+#include <taco/schedulers/single.hpp>
 
-namespace taco {
-
-enum class policy { fifo, priority, edf };
-
-namespace schedulers {
+namespace taco::schedulers {
 
 class any {
 public:
-    explicit any(policy p = policy::fifo) {
-        switch (p) {
-        case policy::fifo: s_.emplace<fifo>(); break;
-        case policy::priority: s_.emplace<priority>(); break;
-        case policy::edf: s_.emplace<edf>(); break;
-        }
+    explicit any(policy p = policy::fifo, const scheduling_tiers& tiers = {}) {
+        if (tiers.count == 0) s_.emplace<single>(p);
+        else s_.emplace<hierarchical>(p, tiers);
     }
     void push(task& t) {
         std::visit([&](auto& s) { s.push(t); }, s_);
@@ -37,10 +30,9 @@ public:
     std::size_t size() const noexcept { return size_; }
 
 private:
-    std::variant<fifo, priority, edf> s_;
+    std::variant<single, hierarchical> s_;
     std::size_t size_ = 0;
 };
 static_assert(scheduler<any>);
 
-} // namespace schedulers
-} // namespace taco
+} // namespace taco::schedulers

@@ -15,6 +15,8 @@ public:
         q_.pop_front();
         return &t;
     }
+    task* front() const { return q_.empty() ? nullptr : const_cast<task*>(&q_.front()); }
+    void erase(task& t) { q_.erase(q_.iterator_to(t)); }
     bool empty() const { return q_.empty(); }
     std::size_t size() const { return q_.size(); }
 

@@ -19,6 +19,8 @@ public:
         q_.erase(q_.begin());
         return &t;
     }
+    task* front() const { return q_.empty() ? nullptr : const_cast<task*>(&*q_.begin()); }
+    void erase(task& t) { q_.erase(q_.iterator_to(t)); }
     bool empty() const { return q_.empty(); }
     std::size_t size() const { return q_.size(); }
 
