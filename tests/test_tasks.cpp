@@ -130,9 +130,24 @@ TEST_CASE("hierarchical scheduling: the top level picks a tier by its policy, th
         for (int i = 0; i < 3; ++i) h.push(*make({.priority = i, .tier = 0}));  // 0, 1, 2
         for (int i = 0; i < 3; ++i) h.push(*make({.priority = i, .tier = 1}));  // 3, 4, 5: 5 first in its tier
         CHECK(drain(h) == std::vector<int>{0, 5, 1, 4, 2, 3});
+        // A tier fed between two pops keeps its turn: b runs once, then a2 (not b again).
+        taco::schedulers::hierarchical f(taco::policy::fifo, {{taco::policy::fifo}, {taco::policy::fifo}});
+        probe_task* a1 = make({.tier = 0});
+        probe_task* b1 = make({.tier = 1});
+        probe_task* b2 = make({.tier = 1});
+        f.push(*a1), f.push(*b1), f.push(*b2);
+        CHECK(f.pop() == a1);
+        probe_task* a2 = make({.tier = 0});
+        f.push(*a2);
+        CHECK(f.pop() == b1);
+        f.push(*make({.tier = 0}));
+        CHECK(f.pop() == a2);
+        CHECK(f.pop() == b2);
+        drain(f);
         taco::schedulers::hierarchical e(taco::policy::priority, {{taco::policy::fifo, 2}, {taco::policy::fifo, 2}});
-        for (int i = 0; i < 4; ++i) e.push(*make({.tier = std::uint8_t(i / 2)})); // 6, 7 | 8, 9
-        CHECK(drain(e) == std::vector<int>{6, 8, 7, 9});
+        const int first = int(tasks.size());
+        for (int i = 0; i < 4; ++i) e.push(*make({.tier = std::uint8_t(i / 2)})); // first + 0, 1 | 2, 3
+        CHECK(drain(e) == std::vector<int>{first, first + 2, first + 1, first + 3});
     }
     SECTION("erase from the middle, and a tier beyond the last goes to the last") {
         taco::schedulers::hierarchical h(taco::policy::priority, {{taco::policy::fifo, 0}, {taco::policy::fifo, 1}});

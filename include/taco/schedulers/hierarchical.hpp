@@ -40,7 +40,7 @@ public:
 class hierarchical {
 public:
     /// `top` orders the tiers; tiers.tier[i] is tier i's policy and priority.
-    hierarchical(policy top, const scheduling_tiers& tiers) : top_(top), count_(tiers.count) {
+    hierarchical(policy top, const scheduling_tiers& tiers) : top_(top), by_deadline_(top == policy::edf), count_(tiers.count) {
         if (count_ == 0 || count_ > scheduling_tiers::max)
             throw usage_error("taco::schedulers::hierarchical: give 1 to 4 tiers (no tiers: use the policy alone)");
         for (std::size_t i = 0; i < count_; ++i) {
@@ -54,7 +54,7 @@ public:
     void push(task& t) {
         const std::size_t i = tier_of(t);
         tiers_[i].push(t);
-        requeue(i);
+        rekey(i);
         ++size_;
     }
     task* pop() {
@@ -73,7 +73,7 @@ public:
     void erase(task& t) {
         const std::size_t i = tier_of(t);
         tiers_[i].erase(t);
-        requeue(i);
+        rekey(i);
         --size_;
     }
     bool empty() const noexcept { return size_ == 0; }
@@ -83,6 +83,17 @@ private:
     std::size_t tier_of(const task& t) const noexcept { return t.sched.tier < count_ ? t.sched.tier : count_ - 1; }
     std::size_t index_of(const task& proxy) const noexcept {
         return std::size_t(static_cast<const detail::tier_proxy*>(&proxy) - proxies_.data());
+    }
+    /// After a push or an erase in tier i: its proxy keeps its place in the
+    /// top level unless its key changed (an EDF top level, a new next task
+    /// due at another time), or the tier has just got or lost its work.
+    /// Moving it back at every push would let a tier that is fed between
+    /// two pops lose its turn for ever under a FIFO top level.
+    void rekey(std::size_t i) {
+        const task& proxy = proxies_[i];
+        const task* next = tiers_[i].front();
+        if (proxy.queued() && next && (!by_deadline_ || next->sched.deadline == proxy.sched.deadline)) return;
+        requeue(i);
     }
     /// Put tier i's proxy where its next task says, at the back of its
     /// equals, or take it out if the tier is empty. Out and in again: the
@@ -97,6 +108,7 @@ private:
     }
 
     single top_;
+    bool by_deadline_; ///< the top level is EDF: a proxy's key is its tier's next deadline
     std::array<single, scheduling_tiers::max> tiers_;
     std::array<detail::tier_proxy, scheduling_tiers::max> proxies_;
     std::size_t count_;
