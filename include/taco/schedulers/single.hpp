@@ -1,7 +1,7 @@
 #pragma once
-// One policy chosen at start-up: one of the schedulers, dispatched with a
-// switch (no virtual call on the per-task path). A run's scheduler when it
-// has no tiers, and each tier and the top level of a hierarchy.
+// One policy chosen at start-up, dispatched with a switch (no virtual call
+// on the per-task path): each tier and the top level of a hierarchy. (A run
+// without tiers holds its policy directly in any.hpp's variant.)
 #include <variant>
 
 #include <taco/scheduling_policy.hpp>
@@ -11,17 +11,24 @@
 
 namespace taco::schedulers {
 
+namespace detail {
+/// The scheduler of policy p into a variant that holds the three (and here
+/// single's and any's variants).
+template <class Variant>
+void emplace_policy(Variant& v, policy p) {
+    switch (p) {
+    case policy::fifo: v.template emplace<fifo>(); break;
+    case policy::priority: v.template emplace<priority>(); break;
+    case policy::edf: v.template emplace<edf>(); break;
+    }
+}
+} // namespace detail
+
 class single {
 public:
     explicit single(policy p = policy::fifo) { use(p); }
     /// Switch to policy p; only while empty.
-    void use(policy p) {
-        switch (p) {
-        case policy::fifo: s_.emplace<fifo>(); break;
-        case policy::priority: s_.emplace<priority>(); break;
-        case policy::edf: s_.emplace<edf>(); break;
-        }
-    }
+    void use(policy p) { detail::emplace_policy(s_, p); }
     void push(task& t) {
         std::visit([&](auto& s) { s.push(t); }, s_);
     }
