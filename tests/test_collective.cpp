@@ -4,8 +4,10 @@
 // groups.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <span>
 #include <stdexcept>
@@ -407,4 +409,249 @@ TEST_CASE("collectives: a custom struct combiner (best move) picks the right mem
     REQUIRE(best.vertex == 13);
     REQUIRE(best.target == 1013);
     REQUIRE(best.gain == 100.0);
+}
+
+// ---- dynamic groups: members added and removed while collectives run ----
+
+namespace {
+struct changing_member {
+    std::uint32_t id = 0;
+    bool removed = false; // set once remove_member's future was ready: no collective may come after
+    long late = 0, hits = 0;
+    std::uint64_t rng = 0;
+
+    void set_id(std::uint32_t i) { id = i, rng = 0x9E3779B97F4A7C15ull * (i + 1); }
+    void called() {
+        late += removed;
+        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+        if ((rng & 7) == 0) test::spin_for(long(rng >> 54) % 5'000); // a node answers late now and then
+    }
+    sequence as_sequence() { return called(), sequence{id + 1u, 1000003u}; }
+    void hit() { called(), ++hits; }
+    std::uint32_t my_id() { return called(), id; }
+    void mark_removed() { removed = true; }
+    long late_calls() const { return late; }
+    long hit_count() const { return hits; }
+};
+using changing_ptr = taco::global_ptr<changing_member>;
+
+std::vector<changing_ptr> make_changing_members(std::uint32_t n) {
+    std::vector<changing_ptr> m;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        m.push_back(taco::new_on<changing_member>((i * 5 + 1) % taco::core_count()).get());
+        taco::sync(m.back(), &changing_member::set_id, i);
+    }
+    return m;
+}
+/// The ids of `members` in rank order, as the sequence a reduce with concat gives.
+std::uint64_t sequence_of(const std::vector<std::uint32_t>& ids) {
+    sequence s{0, 1};
+    for (auto id : ids) s = concat{}(s, sequence{id + 1u, 1000003u});
+    return s.hash;
+}
+
+struct id_sink {
+    std::vector<std::uint32_t> by_rank;
+    long puts = 0;
+    void put(std::uint32_t rank, std::uint32_t id) {
+        if (rank >= by_rank.size()) by_rank.resize(rank + 1, ~0u);
+        by_rank[rank] = id, ++puts;
+    }
+};
+
+template <class R>
+std::string error_text(taco::future<R> f) {
+    try {
+        (void)f.get();
+    } catch (const taco::remote_error& e) {
+        return e.text();
+    }
+    return "(no error)";
+}
+
+/// On a core: `count` reductions on g, `depth` of them in flight, their
+/// results in the order they were started.
+std::vector<std::uint64_t> reduce_repeatedly(taco::dynamic_group<changing_member> g, int count, int depth) {
+    std::vector<std::uint64_t> seen;
+    std::deque<taco::future<sequence>> in_flight;
+    for (int i = 0; i < count; ++i) {
+        in_flight.push_back(taco::reduce(g, taco::m2f(&changing_member::as_sequence), concat{}));
+        if (int(in_flight.size()) == depth) seen.push_back(in_flight.front().get().hash), in_flight.pop_front();
+    }
+    for (auto& f : in_flight) seen.push_back(f.get().hash);
+    return seen;
+}
+long hit_repeatedly(taco::dynamic_group<changing_member> g, int count) {
+    for (int i = 0; i < count; ++i) taco::sync(g, &changing_member::hit);
+    return count;
+}
+taco::dynamic_group<changing_member> make_dynamic_here(std::vector<changing_ptr> members) {
+    return taco::make_dynamic_group(members, taco::topology::kary(2));
+}
+} // namespace
+
+TEST_CASE("membership: members added to and removed from a dynamic group: ranks and collectives and refused changes and no members",
+          "[collective][membership]") {
+    std::vector<std::uint64_t> reduced;
+    std::vector<std::vector<std::uint32_t>> gathered;
+    std::vector<std::string> errors;
+    std::vector<long> hits;
+    long lists_wrong = 0;
+    test::run(test::on_cores(4), [&] {
+        const auto all = make_changing_members(6);
+        auto ids = [](const std::vector<changing_ptr>& ps) {
+            std::vector<std::uint32_t> v;
+            for (auto p : ps) v.push_back(taco::sync(p, &changing_member::my_id));
+            return v;
+        };
+        auto reduce_ids = [](auto g) {
+            return taco::reduce(g, taco::m2f(&changing_member::as_sequence), concat{}).get().hash;
+        };
+        auto g = taco::make_dynamic_group(std::vector<changing_ptr>{all[0], all[1], all[2]}); // home: this core
+        reduced.push_back(reduce_ids(g));
+        taco::add_member(g, all[3]).get();
+        taco::add_member(g, all[4]).get();
+        lists_wrong += ids(taco::members(g).get()) != std::vector<std::uint32_t>{0, 1, 2, 3, 4};
+        taco::remove_member(g, all[1]).get();
+        lists_wrong += ids(taco::members(g).get()) != std::vector<std::uint32_t>{0, 2, 3, 4};
+        reduced.push_back(reduce_ids(g));
+        id_sink sink;
+        taco::gather(g, taco::m2f(&changing_member::my_id), taco::then(taco::to_global(&sink), &id_sink::put));
+        taco::wait_until([&] { return sink.puts == 4; });
+        gathered.push_back(sink.by_rank);
+        taco::sync(g, &changing_member::hit);
+        for (auto p : all) hits.push_back(taco::sync(p, &changing_member::hit_count));
+        // Refused changes leave the group as it was.
+        errors.push_back(error_text(taco::add_member(g, all[0])));
+        errors.push_back(error_text(taco::remove_member(g, all[5])));
+        errors.push_back(error_text(taco::add_member(g, changing_ptr{})));
+        lists_wrong += ids(taco::members(g).get()) != std::vector<std::uint32_t>{0, 2, 3, 4};
+        // Empty: at_each completes, reduce says why it cannot.
+        for (auto p : {all[0], all[2], all[3], all[4]}) taco::remove_member(g, p).get();
+        lists_wrong += !taco::members(g).get().empty();
+        taco::sync(g, &changing_member::hit);
+        errors.push_back(error_text(taco::reduce(g, taco::m2f(&changing_member::as_sequence), concat{})));
+        taco::add_member(g, all[5]).get();
+        reduced.push_back(reduce_ids(g));
+        taco::destroy_group(g);
+        // The debug checks (on in the tests) refuse a collective on the destroyed group.
+        errors.push_back(error_text(taco::call(g, &changing_member::hit)));
+        // A group that starts empty, homed on another core.
+        auto h = taco::sync(2, &make_dynamic_here, std::vector<changing_ptr>{});
+        errors.push_back(error_text(taco::call(h, &changing_member::hit))); // completes: no member to run it
+        taco::add_member(h, all[4]).get();
+        taco::add_member(h, all[1]).get();
+        reduced.push_back(reduce_ids(h));
+        taco::destroy_group(h);
+        for (auto p : all) taco::delete_on(p);
+    });
+    CHECK(lists_wrong == 0);
+    REQUIRE(reduced.size() == 4);
+    CHECK(reduced[0] == sequence_of({0, 1, 2}));
+    CHECK(reduced[1] == sequence_of({0, 2, 3, 4}));
+    CHECK(reduced[2] == sequence_of({5}));
+    CHECK(reduced[3] == sequence_of({4, 1}));
+    REQUIRE(gathered.size() == 1);
+    CHECK(gathered[0] == std::vector<std::uint32_t>{0, 2, 3, 4}); // ranks after a removal move down
+    CHECK(hits == std::vector<long>{1, 0, 1, 1, 1, 0});
+    REQUIRE(errors.size() == 6);
+    CHECK(errors[0].find("a member already") != std::string::npos);
+    CHECK(errors[1].find("not a member") != std::string::npos);
+    CHECK(errors[2].find("cannot be null") != std::string::npos);
+    CHECK(errors[3].find("no members") != std::string::npos);
+    CHECK(errors[4].find("deleted object") != std::string::npos);
+    CHECK(errors[5] == "(no error)");
+}
+
+TEST_CASE("membership: concurrent collectives on a dynamic group each see one version, in order, while members come "
+          "and go (16 cores on 2 CPUs)",
+          "[collective][membership]") {
+    constexpr std::uint32_t pool = 64;
+    const int per_reducer = int(test::scaled(150));
+    std::vector<std::uint64_t> versions;         // the membership's sequences, in the order of the changes
+    std::vector<std::vector<std::uint64_t>> seen; // per reducing core, in the order it started them
+    long late = 0, changes = 0, batched = 0, hits_in_members = 0;
+    bool list_right = false;
+    test::run(test::on_cores(16), [&] {
+        const auto all = make_changing_members(pool);
+        std::vector<changing_ptr> current(all.begin(), all.begin() + 6);
+        std::vector<std::uint32_t> current_ids{0, 1, 2, 3, 4, 5};
+        // Homed on core 5: the changes from here and the collectives from
+        // cores 1-4 all arrive there as messages, so changes batch.
+        const auto g = taco::sync(5, &make_dynamic_here, current);
+        versions.push_back(sequence_of(current_ids));
+        std::vector<taco::future<std::vector<std::uint64_t>>> reducers;
+        for (taco::core_id c = 1; c <= 3; ++c) reducers.push_back(taco::call(c * 4, &reduce_repeatedly, g, per_reducer, 4));
+        auto hitter = taco::call(9, &hit_repeatedly, g, per_reducer / 3);
+        auto all_ready = [&] {
+            for (auto& f : reducers)
+                if (!f.ready()) return false;
+            return hitter.ready();
+        };
+        std::uint32_t next_new = 6;
+        std::uint64_t rng = 12345;
+        while ((changes < 12 || !all_ready()) && changes < 400) {
+            // One to three changes at once; removals once their futures are ready.
+            rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+            const int burst = 1 + int(rng % 3);
+            std::vector<taco::future<void>> pending;
+            std::vector<changing_ptr> removed;
+            for (int b = 0; b < burst; ++b) {
+                rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+                const bool add = next_new < pool && (current.size() <= 2 || (rng & 1));
+                if (!add && current.size() <= 2) break;
+                if (add) {
+                    pending.push_back(taco::add_member(g, all[next_new]));
+                    current.push_back(all[next_new]), current_ids.push_back(next_new++);
+                } else {
+                    const std::size_t at = (rng >> 8) % current.size(); // anywhere: later ranks move down
+                    pending.push_back(taco::remove_member(g, current[at]));
+                    removed.push_back(current[at]);
+                    current.erase(current.begin() + long(at)), current_ids.erase(current_ids.begin() + long(at));
+                }
+                versions.push_back(sequence_of(current_ids));
+                ++changes;
+            }
+            if (pending.empty()) break; // nothing left to change
+            batched += pending.size() > 1;
+            for (auto& f : pending) f.get();
+            for (auto p : removed) taco::sync(p, &changing_member::mark_removed);
+        }
+        for (auto& f : reducers) seen.push_back(f.get());
+        (void)hitter.get();
+        std::vector<std::uint32_t> listed;
+        for (auto p : taco::members(g).get()) listed.push_back(taco::sync(p, &changing_member::my_id));
+        list_right = listed == current_ids;
+        taco::destroy_group(g);
+        for (auto p : all) {
+            late += taco::sync(p, &changing_member::late_calls);
+            hits_in_members += taco::sync(p, &changing_member::hit_count);
+        }
+        for (auto p : all) taco::delete_on(p);
+    });
+    // Each reducer's results: every one the sequence of one version, and
+    // the versions in the order of the changes (greedy subsequence match).
+    long mixed = 0, backwards = 0, total = 0;
+    for (const auto& results : seen) {
+        std::size_t cursor = 0;
+        for (auto h : results) {
+            ++total;
+            std::size_t i = cursor;
+            while (i < versions.size() && versions[i] != h) ++i;
+            if (i < versions.size()) {
+                cursor = i;
+                continue;
+            }
+            const bool anywhere = std::find(versions.begin(), versions.end(), h) != versions.end();
+            mixed += !anywhere, backwards += anywhere;
+        }
+    }
+    INFO(changes << " changes (" << batched << " bursts of several), " << total << " reductions");
+    CHECK(total == 3L * per_reducer);
+    CHECK(changes >= 12);
+    CHECK(mixed == 0);
+    CHECK(backwards == 0);
+    CHECK(late == 0); // no collective reached a member after its removal was done
+    CHECK(list_right);
+    CHECK(hits_in_members >= 2L * (per_reducer / 3)); // each sync(g, hit) ran on the 2 or more members of a version
 }

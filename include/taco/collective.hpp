@@ -12,6 +12,11 @@
 //   taco::gather(g, taco::m2f(&T::m, args...), taco::then(c, &C::put)); // put(rank, R) per member
 //   taco::gather(g, taco::m2f(&T::m, args...), std::span<R> out, done); // out[rank] = R, then done
 //
+// g is a taco::group or a taco::dynamic_group (dynamic_group.hpp), whose
+// collectives each see one version of its membership; the array form of
+// gather takes a taco::group only (a dynamic group's size is not known
+// where the gather starts).
+//
 // Reductions merge with temporary helpers at the tree nodes (Fig. 1): a
 // helper collects its member's and its children's results and sends the
 // merge to its parent's helper. Order guarantee: the tree is numbered in
@@ -31,7 +36,9 @@
 #include <taco/combiner.hpp>
 #include <taco/image_ptr.hpp>
 #include <taco/continuation.hpp>
+#include <taco/dynamic_group.hpp>
 #include <taco/group.hpp>
+#include <taco/object_group.hpp>
 #include <taco/remote_error.hpp>
 #include <taco/detail/collective_ops.hpp>
 #include <taco/detail/helper_pool.hpp>
@@ -50,6 +57,61 @@ void start_at_root(global_ptr<group_node<T>> root, Step step, A&&... args) {
         step(*root.get(), std::forward<A>(args)...);
     else
         async(root, step, std::forward<A>(args)...);
+}
+
+/// What a collective on a dynamic group does instead when the group has no
+/// members (all were removed) or its home was destroyed: per kind of
+/// collective, on the arguments it would have started with.
+struct at_each_outcome {
+    template <class... A>
+    static void empty(const A&...) noexcept {}
+    template <class... A>
+    static void failed(const error_info& e, const A&...) { no_continuation{}.fail(e); }
+};
+struct completion_outcome { // at_each with a completion: every member (none) has run it
+    template <class Call, class Comb, class Sink, class How>
+    static void empty(const Call&, const Comb&, const Sink& sink, const How&) { sink.deliver(unit{}); }
+    template <class Call, class Comb, class Sink, class How>
+    static void failed(const error_info& e, const Call&, const Comb&, const Sink& sink, const How&) { sink.fail(e); }
+};
+struct reduce_outcome {
+    template <class Call, class Comb, class Sink, class How>
+    static void empty(const Call&, const Comb&, const Sink& sink, const How&) {
+        sink.fail(membership_error("taco::reduce: the dynamic group has no members, so there is nothing to reduce"));
+    }
+    template <class Call, class Comb, class Sink, class How>
+    static void failed(const error_info& e, const Call&, const Comb&, const Sink& sink, const How&) { sink.fail(e); }
+};
+struct gather_outcome { // no member: no put
+    template <class Call, class Sink>
+    static void empty(const Call&, const Sink&) noexcept {}
+    template <class Call, class Sink>
+    static void failed(const error_info& e, const Call&, const Sink& sink) { sink.fail_at(0, e); }
+};
+
+/// On a dynamic group's home: start the collective on the current tree.
+/// Started from here, it is ordered before the destruction of this tree that
+/// a later change sends from here too (dynamic_group.hpp).
+template <class T, auto Step, class Outcome, class... A>
+void relay_to_root(group_home<T>& home, A... args) {
+    if (auto e = deleted_target_error(&home)) [[unlikely]]
+        return Outcome::failed(*e, args...);
+    if (!home.current()) return Outcome::empty(args...);
+    start_at_root(home.current().root, Step, std::move(args)...);
+}
+
+/// Start a collective: Step on the root of a group's tree, or through a
+/// dynamic group's home (inline when it is this core, as start_at_root).
+template <auto Step, class Outcome, class T, class... A>
+void start_collective(group<T> g, A&&... args) {
+    start_at_root(g.root, Step, std::forward<A>(args)...);
+}
+template <auto Step, class Outcome, class T, class... A>
+void start_collective(dynamic_group<T> g, A&&... args) {
+    if (g.home.core() == this_core())
+        relay_to_root<T, Step, Outcome>(*g.home.get(), std::forward<A>(args)...);
+    else
+        async(g.home, &relay_to_root<T, Step, Outcome, std::decay_t<A>...>, std::forward<A>(args)...);
 }
 
 template <class T, class Call>
@@ -79,15 +141,16 @@ auto how_members_run(const option_set& o) {
 /// A group as the target of async / call / sync: the call runs on every
 /// member (the paper's at_each); a completion is told once all have run it
 /// (a member's exception reaches it instead).
-template <class T>
-struct target_traits<group<T>> {
+template <class G>
+struct group_target {
+    using T = group_member_t<G>;
     static constexpr bool single = false;
     using object = T;
     template <class Call>
     using result = void;
 
     template <class Call, class... M>
-    static void invoke(group<T> g, const Call& call, M&&... m) {
+    static void invoke(G g, const Call& call, M&&... m) {
         using Mods = modifiers<M...>;
         static_assert(Mods::valid());
         check_collective_options<Mods>();
@@ -99,33 +162,38 @@ struct target_traits<group<T>> {
         using How = decltype(how);
         if constexpr (Mods::completions == 0) {
             static_assert(!Mods::has_timeout, "taco: taco::timeout needs a future to report the timeout to");
-            start_at_root(g.root, &collective_ops<T>::template at_each<Call, How>, call, how);
+            start_collective<&collective_ops<T>::template at_each<Call, How>, at_each_outcome>(g, call, how);
         } else {
             const auto cont = make_continuation<void, Mods>(o, std::forward<M>(m)...);
             const disarm_on_throw<std::remove_const_t<decltype(cont)>> refused(cont);
             using sink = final_sink<std::remove_const_t<decltype(cont)>, true>;
             // Completion = a reduction of "unit" values: results are discarded.
-            start_at_root(g.root, &collective_ops<T>::template reduce<Call, unit_combiner, sink, true, How>, call,
-                          unit_combiner{}, sink{cont}, how);
+            start_collective<&collective_ops<T>::template reduce<Call, unit_combiner, sink, true, How>,
+                             completion_outcome>(g, call, unit_combiner{}, sink{cont}, how);
         }
     }
 };
+template <class T>
+struct target_traits<group<T>> : group_target<group<T>> {};
+template <class T>
+struct target_traits<dynamic_group<T>> : group_target<dynamic_group<T>> {};
 
 } // namespace detail
 
 /// Apply the call on every member: the paper's name for taco::async on a
 /// group (fire-and-forget: exceptions go to the uncaught-error handler of the
 /// member's core; or m2f-bound, followed by a completion).
-template <class T, class F, class... Rest>
-void at_each(group<T> g, F&& fn, Rest&&... rest) {
+template <object_group G, class F, class... Rest>
+void at_each(G g, F&& fn, Rest&&... rest) {
     async(g, std::forward<F>(fn), std::forward<Rest>(rest)...);
 }
 
 /// Reduce the members' results with `comb` up the tree, merged in rank order.
 /// With a completion (a future<R>& or taco::then(...)), the root hands the
 /// merge to it; without one, the future of the merge is returned.
-template <class T, class F, class... A, class Comb, class... M>
-[[nodiscard]] auto reduce(group<T> g, const bound_call<F, A...>& call, Comb comb, M&&... m) {
+template <object_group G, class F, class... A, class Comb, class... M>
+[[nodiscard]] auto reduce(G g, const bound_call<F, A...>& call, Comb comb, M&&... m) {
+    using T = group_member_t<G>;
     using Call = bound_call<F, A...>;
     using Mods = detail::modifiers<M...>;
     static_assert(Mods::valid());
@@ -146,31 +214,32 @@ template <class T, class F, class... A, class Comb, class... M>
         const auto c = detail::make_continuation<R, Mods>(o, std::forward<M>(m)...);
         const detail::disarm_on_throw<std::remove_const_t<decltype(c)>> refused(c);
         using sink = detail::final_sink<std::remove_const_t<decltype(c)>, false>;
-        detail::start_at_root(g.root, &detail::collective_ops<T>::template reduce<Call, Comb, sink, false, decltype(how)>,
-                              call, comb, sink{c}, how);
+        detail::start_collective<&detail::collective_ops<T>::template reduce<Call, Comb, sink, false, decltype(how)>,
+                                 detail::reduce_outcome>(g, call, comb, sink{c}, how);
     }
 }
 
 namespace detail {
-template <class T, class Call, class Then>
-void gather_to(group<T> g, const Call& call, const Then& cont) {
+template <class G, class Call, class Then>
+void gather_to(G g, const Call& call, const Then& cont) {
+    using T = group_member_t<G>;
     check_group_call<T, Call>();
     check_invocation_result<result_of<T, Call>>();
     if (!g) throw std::invalid_argument("taco::gather: null group");
     using sink = ranked_sink<Then>;
-    start_at_root(g.root, &collective_ops<T>::template gather<Call, sink>, call, sink{cont});
+    start_collective<&collective_ops<T>::template gather<Call, sink>, gather_outcome>(g, call, sink{cont});
 }
 } // namespace detail
 
 /// Gather: the continuation (made by taco::then(obj, &U::put, bound...))
 /// receives put(bound..., rank, value) for each member, on obj's core; its
 /// error continuation (.on_error), if it has one, the first member failure.
-template <class T, class F, class... A, class U, class C>
-void gather(group<T> g, const bound_call<F, A...>& call, detail::then_continuation<U, C> cont) {
+template <object_group G, class F, class... A, class U, class C>
+void gather(G g, const bound_call<F, A...>& call, detail::then_continuation<U, C> cont) {
     detail::gather_to(g, call, cont);
 }
-template <class T, class F, class... A, class U, class C, class E, class EC>
-void gather(group<T> g, const bound_call<F, A...>& call, detail::then_or_else<U, C, E, EC> cont) {
+template <object_group G, class F, class... A, class U, class C, class E, class EC>
+void gather(G g, const bound_call<F, A...>& call, detail::then_or_else<U, C, E, EC> cont) {
     detail::gather_to(g, call, cont);
 }
 
@@ -202,6 +271,15 @@ void gather(group<T> g, const bound_call<F, A...>& call, std::span<R> out, futur
 template <class T, class F, class... A, class R>
 [[nodiscard]] future<void> gather(group<T> g, const bound_call<F, A...>& call, std::span<R> out) {
     return future<void>(detail::start_tag{}, [&](future<void>& f) { gather(g, call, out, f); });
+}
+
+/// The array form on a dynamic group: refused, with what to write instead.
+template <class T, class F, class... A, class R, class... Done>
+void gather(dynamic_group<T>, const bound_call<F, A...>&, std::span<R>, Done&&...) {
+    static_assert(sizeof(T*) == 0, // false, but only once instantiated
+                  "taco::gather: a dynamic group's size can change before the gather reaches its home, so no "
+                  "array can be sized for it: gather through a continuation, taco::gather(g, call, "
+                  "taco::then(obj, &U::put)), which receives put(rank, value) once per member");
 }
 
 } // namespace taco

@@ -77,14 +77,20 @@ global_ptr<group_node<T>> create_node(global_ptr<T> member, std::uint32_t rank, 
     return to_global(n);
 }
 
-template <class T>
-void destroy_subtree(global_ptr<group_node<T>> node) {
+/// What a destroyed node does last: nothing (destroy_group), or tell a
+/// dynamic group's home that one more node of a retired tree is gone.
+struct no_ack {
+    void operator()() const noexcept {}
+};
+
+template <class T, class Ack = no_ack>
+void destroy_subtree(global_ptr<group_node<T>> node, Ack ack) {
     // A node no longer live here went with an earlier destroy_group (a second
     // one, or one through a copy of the handle): refused before it is read.
     if (core_local<node_registry<T>>().live.erase(node.get()) == 0)
         throw usage_error("taco::destroy_group: the group was destroyed already (a second destroy_group, or one "
                           "through a copy of its handle)");
-    for (const auto& c : node->children) async(c.node.core(), &destroy_subtree<T>, c.node);
+    for (const auto& c : node->children) async(c.node.core(), &destroy_subtree<T, Ack>, c.node, ack);
 #if TACO_DEBUG_CHECKS
     // Quarantined as delete_on's objects are: the address is not reused for
     // a while, so a collective on the destroyed group is refused on arrival
@@ -94,6 +100,7 @@ void destroy_subtree(global_ptr<group_node<T>> node) {
 #else
     delete node.get();
 #endif
+    ack();
 }
 
 } // namespace detail
@@ -164,7 +171,7 @@ struct core_member; // taco::all_cores()'s members (all_cores.hpp)
 namespace detail {
 template <class T>
 void destroy_nodes(group<T> g) {
-    if (g.root) async(g.root.core(), &detail::destroy_subtree<T>, g.root);
+    if (g.root) async(g.root.core(), &detail::destroy_subtree<T, no_ack>, g.root, no_ack{});
 }
 } // namespace detail
 

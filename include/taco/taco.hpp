@@ -15,6 +15,7 @@
 #include <taco/continuation.hpp>
 #include <taco/core_id.hpp>
 #include <taco/core_stats.hpp>
+#include <taco/dynamic_group.hpp>
 #include <taco/stackful_coroutine.hpp>
 #include <taco/future.hpp>
 #include <taco/global_ptr.hpp>
@@ -24,6 +25,7 @@
 #include <taco/m2f.hpp>
 #include <taco/message_limits.hpp>
 #include <taco/new_on.hpp>
+#include <taco/object_group.hpp>
 #include <taco/platform/platform.hpp>
 #include <taco/protothread.hpp>
 #include <taco/remote_error.hpp>
