@@ -188,6 +188,40 @@ TEST_CASE("hierarchical scheduling in a run: tiers under the run's policy, tasks
     CHECK(ran == std::vector<int>{1, 3, 5, 2, 4, 0});
 }
 
+namespace {
+struct run_order {
+    std::vector<int> ran;
+    void record(int i) { ran.push_back(i); }
+};
+} // namespace
+
+TEST_CASE("hierarchical scheduling of invocations: taco::with_tier puts an invocation's task in its tier", "[tasks]") {
+    run_order order;
+    test::run(
+        test::on_cores(1),
+        [&] {
+            const auto to = taco::to_global(&order);
+            // Sent to this core: they wait in its channel until it waits,
+            // and all become tasks before the first one runs.
+            const auto t0 = taco::task_clock::now() + std::chrono::hours(1);
+            const int deadline_ms[] = {30, 10, 20};
+            std::vector<taco::future<void>> done(6);
+            for (int i = 0; i < 6; ++i) {
+                const bool system = i % 2 == 1;
+                if (system)
+                    taco::async(to, taco::m2f(&run_order::record, i), taco::with_tier{0}, done[i]);
+                else
+                    taco::async(to, taco::m2f(&run_order::record, i), taco::with_tier{1},
+                                taco::with_deadline{t0 + std::chrono::milliseconds(deadline_ms[i / 2])}, done[i]);
+            }
+            for (auto& f : done) f.get();
+        },
+        taco::run_options{.scheduling = taco::policy::priority,
+                          .tiers = {{taco::policy::fifo, 1}, {taco::policy::edf, 0}}});
+    // Without the tier option all six would be in tier 0 (FIFO): 0 1 2 3 4 5.
+    CHECK(order.ran == std::vector<int>{1, 3, 5, 2, 4, 0});
+}
+
 TEST_CASE("tasks run in policy order on a core (priority and EDF)", "[tasks]") {
     for (auto pol : {taco::policy::priority, taco::policy::edf}) {
         std::vector<int> ran; // priorities (or deadline ranks) in execution order

@@ -10,6 +10,7 @@
 //                taco::with_priority{p}       task priority (implies a task)
 //                taco::with_deadline{t}       task deadline (implies a task)
 //                taco::deadline_in(d)         ... d from now
+//                taco::with_tier{k}           the tier of a hierarchical scheduler (implies a task)
 //                taco::urgent                 wake the receiver, raise its urgent flag
 //                taco::timeout(d)             give up waiting after d (needs a future)
 //
@@ -17,6 +18,7 @@
 // says how to write the call instead.
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include <taco/future.hpp>
@@ -36,6 +38,12 @@ struct with_priority {
 /// Absolute deadline of the invocation on arrival (EDF policy: earlier first).
 struct with_deadline {
     task_clock::time_point at;
+};
+/// The tier of the receiver's hierarchical scheduler the invocation's task
+/// goes to (run_options::tiers; one beyond the last: the last). Other
+/// schedulers ignore it.
+struct with_tier {
+    std::uint8_t value;
 };
 /// A deadline `d` from now.
 template <class Rep, class Period>
@@ -75,7 +83,8 @@ inline constexpr bool is_completion_v = is_future_v<bare<X>> || is_then_v<bare<X
 template <class X>
 inline constexpr bool is_task_kind_v = std::is_same_v<bare<X>, as_activity> || std::is_same_v<bare<X>, as_coroutine>;
 template <class X>
-inline constexpr bool is_schedule_v = std::is_same_v<bare<X>, with_priority> || std::is_same_v<bare<X>, with_deadline>;
+inline constexpr bool is_schedule_v = std::is_same_v<bare<X>, with_priority> || std::is_same_v<bare<X>, with_deadline> ||
+                                      std::is_same_v<bare<X>, with_tier>;
 template <class X>
 inline constexpr bool is_option_v =
     is_task_kind_v<X> || is_schedule_v<X> || std::is_same_v<bare<X>, urgent_t> || std::is_same_v<bare<X>, timeout>;
@@ -91,6 +100,7 @@ inline void apply_option(option_set& o, as_activity) { o.spec.kind = task_kind::
 inline void apply_option(option_set& o, as_coroutine) { o.spec.kind = task_kind::coroutine; }
 inline void apply_option(option_set& o, with_priority p) { o.spec.sched.priority = p.value; }
 inline void apply_option(option_set& o, with_deadline d) { o.spec.sched.deadline = d.at; }
+inline void apply_option(option_set& o, with_tier t) { o.spec.sched.tier = t.value; }
 inline void apply_option(option_set&, urgent_t) {}
 inline void apply_option(option_set& o, timeout t) { o.limit = t.limit; }
 
@@ -107,7 +117,7 @@ struct modifiers {
         static_assert((is_modifier_v<M> && ...),
                       "taco: after an m2f-bound call come only a completion (a future variable, taco::then(...)) "
                       "and options (taco::as_activity{}, taco::as_coroutine{}, taco::with_priority{p}, "
-                      "taco::with_deadline{t}, taco::deadline_in(d), taco::urgent, taco::timeout(d)); method "
+                      "taco::with_deadline{t}, taco::deadline_in(d), taco::with_tier{k}, taco::urgent, taco::timeout(d)); method "
                       "arguments go inside "
                       "taco::m2f(method, args...)");
         static_assert(completions <= 1, "taco: an invocation has at most one completion (one future or one taco::then)");
