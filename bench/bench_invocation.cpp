@@ -24,6 +24,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -189,6 +190,61 @@ void one_way_rate(benchmark::State& state) {
     series.report_rate(state, report.oversubscribed);
     // How often taco's sender found the ring full and queued locally.
     state.counters["ours_deferred_frac"] = sent ? double(deferred) / double(sent) : 0.0;
+}
+
+// ---- b'. preemptive invocations ------------------------------------------------
+//
+// The time from sending an urgent invocation to its handler starting on a
+// core that computes inside taco::preemptible and never polls (ours: the
+// signal, its handler, the poll), against the same invocation to the same
+// core while it polls (base), alternating in one run. Each figure is the
+// median over a batch of one-at-a-time pokes; the clock is the host's
+// steady clock, read by the sender and by the handler.
+
+std::int64_t steady_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now().time_since_epoch()).count();
+}
+
+struct busy_core {
+    std::atomic<bool> stop{false};
+    void compute() {
+        stop.store(false, std::memory_order_relaxed);
+        taco::preemptible([&] {
+            std::uint64_t x = 88172645463325252ull;
+            while (!stop.load(std::memory_order_relaxed)) x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            benchmark::DoNotOptimize(x);
+        });
+    }
+    void halt() { stop.store(true, std::memory_order_relaxed); }
+    std::int64_t poke(std::int64_t sent) const { return steady_ns() - sent; }
+};
+
+sizes preempt_sizes() { return smoke() ? sizes{4, 20} : sizes{40, 200}; }
+
+void preempt_latency(benchmark::State& state) {
+    const sizes sz = preempt_sizes();
+    posix::run_report report;
+    const posix::config cfg{.cores = 2, .idle = posix::idle_policy::poll, .report = &report};
+    paired_series series;
+    taco::run(cfg, [&] {
+        const auto gp = taco::new_on<busy_core>(1).get();
+        const auto batch = [&](bool computing) {
+            taco::future<void> done;
+            if (computing) taco::async(gp, taco::m2f(&busy_core::compute), done);
+            std::vector<double> ns;
+            ns.reserve(sz.batch);
+            for (std::size_t i = 0; i < sz.batch; ++i)
+                ns.push_back(double(taco::call(gp, taco::m2f(&busy_core::poke, steady_ns()), taco::urgent).get()));
+            if (computing) {
+                taco::async(gp, taco::m2f(&busy_core::halt), taco::urgent);
+                done.get();
+            }
+            return bench::median(ns);
+        };
+        for (auto _ : state) series.run_pair(state, [&] { return batch(false); }, [&] { return batch(true); });
+        taco::delete_on(gp);
+    });
+    series.report_latency(state, report.oversubscribed);
 }
 
 // ---- c. sleeping round trip ----------------------------------------------------
@@ -358,6 +414,10 @@ void register_all() {
         ->Unit(benchmark::kNanosecond);
     benchmark::RegisterBenchmark("one_way_rate", one_way_rate)
         ->Iterations(one_way_sizes().pairs)
+        ->UseManualTime()
+        ->Unit(benchmark::kNanosecond);
+    benchmark::RegisterBenchmark("preempt_latency", preempt_latency)
+        ->Iterations(preempt_sizes().pairs)
         ->UseManualTime()
         ->Unit(benchmark::kNanosecond);
     benchmark::RegisterBenchmark("sleeping_round_trip", sleeping_round_trip)

@@ -207,14 +207,7 @@ private:
 /// The homes living on this core: those still alive when the run ends are
 /// freed with the core, as the group nodes are (node_registry).
 template <class T>
-struct home_registry {
-    std::set<group_home<T>*> live;
-    home_registry() = default;
-    home_registry(const home_registry&) = delete;
-    ~home_registry() {
-        for (auto* h : live) delete h;
-    }
-};
+using home_registry = owned_on_core<group_home<T>>;
 
 template <class T>
 void group_home<T>::finish_closing() {

@@ -60,15 +60,17 @@ struct group_node {
 /// emulated core's modelled cache misses (tacomesh::scc), changed from run
 /// to run. The order of nodes one core allocated depends only on their
 /// offsets in its heap, and a core holds a node per group it is in: a few.
-template <class T>
-struct node_registry {
-    std::set<group_node<T>*> live;
-    node_registry() = default;
-    node_registry(const node_registry&) = delete;
-    ~node_registry() {
-        for (auto* n : live) delete n;
+template <class X>
+struct owned_on_core {
+    std::set<X*> live;
+    owned_on_core() = default;
+    owned_on_core(const owned_on_core&) = delete;
+    ~owned_on_core() {
+        for (X* x : live) delete x;
     }
 };
+template <class T>
+using node_registry = owned_on_core<group_node<T>>;
 
 template <class T>
 global_ptr<group_node<T>> create_node(global_ptr<T> member, std::uint32_t rank, std::uint32_t size) {

@@ -27,6 +27,7 @@
 #include <taco/new_on.hpp>
 #include <taco/object_group.hpp>
 #include <taco/platform/platform.hpp>
+#include <taco/preemption.hpp>
 #include <taco/protothread.hpp>
 #include <taco/remote_error.hpp>
 #include <taco/run.hpp>

@@ -12,6 +12,7 @@
 // through detail::runtime() and compiles without any platform.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include <taco/config.hpp>
 #include <taco/core_id.hpp>
 #include <taco/core_stats.hpp>
 #include <taco/runtime/bulk_port.hpp>
@@ -48,6 +50,14 @@ namespace taco::detail {
 /// runs meanwhile can put a message of its own between them.
 enum class pacing : bool { unpaced, paced };
 
+/// A send or a wait inside taco::preemptible (debug checks): an urgent
+/// invocation could interrupt it halfway through the runtime's state.
+[[noreturn, gnu::cold]] inline void inside_preemptible() {
+    throw usage_error("taco: a TACO call that sends or waits inside taco::preemptible, whose computation an urgent "
+                      "invocation may interrupt at any instruction, also in the middle of that call; compute "
+                      "there, and invoke before or after it");
+}
+
 class core : public memory_port, public bulk_port {
 public:
     core(core_id id, core_id count, policy scheduling, const scheduling_tiers& tiers = {});
@@ -65,6 +75,10 @@ public:
     template <class Msg, pacing Pace = pacing::paced, class... Args>
     void send(core_id dest, Args&&... args) {
         check_message<Msg>();
+#if TACO_DEBUG_CHECKS
+        if (preemptible_now()) [[unlikely]]
+            inside_preemptible();
+#endif
         // Messages queued for dest go first (order per destination); try to
         // move them now rather than queueing behind them until the next poll.
         // Nothing queued at all is the common case: one load decides it.
@@ -153,6 +167,53 @@ public:
     }
     virtual void signal_urgent(core_id dest) = 0;
 
+    // ---- preemptive invocations (preemption.hpp) ----
+    // The state lives in atomics only because the platform's interrupt (a
+    // signal handler on this core's thread) reads it between any two
+    // instructions: relaxed suffices (one thread), and the stores compile
+    // to plain moves that the compiler may not reorder across the
+    // signal fences below.
+    /// Inside taco::preemptible, and not running its interruption.
+    bool preemptible_now() const noexcept {
+        return preemptible_depth_.load(std::memory_order_relaxed) != 0 && !preempting_.load(std::memory_order_relaxed);
+    }
+    /// Running urgent invocations that interrupted a preemptible computation.
+    bool preempting() const noexcept { return preempting_.load(std::memory_order_relaxed); }
+    void enter_preemptible() {
+        const bool outermost = preemptible_depth_.fetch_add(1, std::memory_order_relaxed) == 0;
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        // Armed after the depth is up: the platform interrupts at once for
+        // what was signalled before it was armed.
+        if (outermost) allow_interrupts(true);
+    }
+    /// Leave (and, when the outermost, disarm); then what the interruptions
+    /// could not report goes to the caller, and what came too late runs.
+    void leave_preemptible() {
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        if (preemptible_depth_.fetch_sub(1, std::memory_order_relaxed) == 1) allow_interrupts(false);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        if (preempt_error_) std::rethrow_exception(std::exchange(preempt_error_, nullptr));
+        if (preemptible_depth_.load(std::memory_order_relaxed) == 0) urgent_point();
+    }
+    /// The platform's interrupt: run the urgent invocations now if this
+    /// core computes inside taco::preemptible and is not running them
+    /// already. The caller has checked that the interrupted code is the
+    /// program's own (not a library that may hold a lock the invocations
+    /// would take). Never throws: an exception (this core stopping) waits
+    /// for leave_preemptible.
+    void preempt_now() noexcept {
+        if (!preemptible_now()) return;
+        preempting_.store(true, std::memory_order_relaxed);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        try {
+            urgent_point();
+        } catch (...) {
+            if (!preempt_error_) preempt_error_ = std::current_exception();
+        }
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        preempting_.store(false, std::memory_order_relaxed);
+    }
+
     /// Make `t` ready: it runs when the scheduler picks it. Never allocates.
     /// Ready is a state, not a count: a task made ready twice before it
     /// runs (taco::start twice, a start racing its awaited result) runs
@@ -195,7 +256,13 @@ public:
     /// As wait_until, but returns false instead of throwing when stopped.
     template <class Pred>
     bool wait_until_or_stopped(Pred&& pred) {
-        if (!pred()) check_stack_room();
+        if (!pred()) {
+#if TACO_DEBUG_CHECKS
+            if (preemptible_now()) [[unlikely]]
+                inside_preemptible();
+#endif
+            check_stack_room();
+        }
         while (!pred()) {
             if (stopped_) return false;
             if (progress() == 0 && !pred()) idle_once();
@@ -240,6 +307,9 @@ protected:
     virtual std::size_t poll_channels() = 0;
     virtual void idle(std::chrono::nanoseconds limit) = 0;
     virtual bool take_urgent() = 0;
+    /// Arm (or disarm) the platform's interrupt of this core for urgent
+    /// invocations (taco::preemption_endpoint); nothing where it has none.
+    virtual void allow_interrupts(bool on) = 0;
     // back-pressure (taco::backpressure_endpoint; defaults: poll everything)
     virtual void waiting_for(core_id peer, std::size_t backlog) = 0;
     virtual std::size_t poll_channels_but(core_id peer, std::size_t backlog) = 0;
@@ -398,6 +468,9 @@ private:
     // check_stack_room); read at the first wait.
     std::uintptr_t stack_low_ = 0, stack_floor_ = 0;
     bool stack_known_ = false;
+    std::atomic<std::uint32_t> preemptible_depth_{0};
+    std::atomic<bool> preempting_{false};
+    std::exception_ptr preempt_error_;
     // Sparse: only sources with a carried invocation half received.
     std::unordered_map<core_id, std::vector<std::byte>> bulk_in_;
     // Buffers of carried invocations that ran (give_back_bulk): a few, for

@@ -10,6 +10,7 @@
 
 #include <taco/platform/bulk_endpoint.hpp>
 #include <taco/platform/platform.hpp>
+#include <taco/platform/preemption_endpoint.hpp>
 #include <taco/runtime/core.hpp>
 #include <taco/runtime/message.hpp>
 
@@ -80,6 +81,9 @@ protected:
     }
     void idle(std::chrono::nanoseconds limit) override { ep_.idle(limit); }
     bool take_urgent() override { return ep_.take_urgent(); }
+    void allow_interrupts(bool on) override {
+        if constexpr (preemption_endpoint<endpoint_type>) ep_.allow_preemption(on);
+    }
     void waiting_for(core_id peer, std::size_t backlog) override {
         if constexpr (backpressure_endpoint<endpoint_type>) ep_.waiting_for(peer, backlog);
     }

@@ -43,6 +43,7 @@
 #include <taco/platform/memory_endpoint.hpp>
 #include <tacomesh/posix/cpu_relax.hpp>
 #include <tacomesh/posix/host_load.hpp>
+#include <tacomesh/posix/preemption.hpp>
 #include <tacomesh/posix/processes.hpp>
 #include <tacomesh/posix/shared_state.hpp>
 
@@ -116,9 +117,29 @@ public:
     }
 
     void signal_urgent(core_id dest) noexcept {
-        // release: the urgent message (published before) is visible to whoever sees the flag.
-        s_.records[dest].urgent.store(1, std::memory_order_release);
+        auto& r = s_.records[dest];
+        // release: the urgent message (published before) is visible to whoever
+        // sees the flag. seq_cst with the load below, against allow_preemption's
+        // store and load in the other order: a core that arms its interrupt
+        // as we send either sees the flag or is seen armed.
+        r.urgent.store(1, std::memory_order_seq_cst);
         if (!sleep_) wake(dest); // sleep, adaptive: publish already woke it
+        if (r.preemptible.load(std::memory_order_seq_cst)) [[unlikely]]
+            detail::interrupt_thread(r.pid.load(std::memory_order_relaxed), r.tid.load(std::memory_order_relaxed));
+    }
+    // ---- preemptive invocations (taco::preemption_endpoint) ----
+    void allow_preemption(bool on) {
+        auto& r = me();
+        if (!on) {
+            r.preemptible.store(0, std::memory_order_seq_cst);
+            return;
+        }
+        detail::preemption_thread.prepare();
+        r.pid.store(std::int32_t(::getpid()), std::memory_order_relaxed);
+        r.tid.store(std::int32_t(::syscall(SYS_gettid)), std::memory_order_relaxed);
+        r.preemptible.store(1, std::memory_order_seq_cst);
+        // Signalled before we were armed: interrupt ourselves now.
+        if (r.urgent.load(std::memory_order_seq_cst)) detail::interrupt_thread(r.pid.load(), r.tid.load());
     }
     bool take_urgent() noexcept {
         auto& f = me().urgent;
@@ -373,6 +394,7 @@ struct platform {
         cpu_set_t saved;
         const bool restore = s.pin && ::pthread_getaffinity_np(::pthread_self(), sizeof saved, &saved) == 0;
         std::exception_ptr error;
+        const detail::preemption_handler preemption; // core processes inherit it
         try {
             if (s.processes)
                 detail::launch_processes<endpoint>(s, entry, arg, &pin);

@@ -154,6 +154,10 @@ struct alignas(cache_line) core_record {
     // queued messages: how many are queued (0: no such wait). Read by the
     // cores it skips, which then take ours (see must_poll).
     std::atomic<std::size_t> backlog{0};
+    // Preemptive invocations (preemption.hpp): 1 while the core computes
+    // inside taco::preemptible, so that urgent senders interrupt its thread.
+    std::atomic<std::uint32_t> preemptible{0};
+    std::atomic<std::int32_t> pid{0}, tid{0}; // the core's thread, for tgkill
 };
 static_assert(sizeof(core_record) == cache_line);
 

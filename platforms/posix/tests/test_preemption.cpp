@@ -1,0 +1,126 @@
+// Preemptive invocations: an urgent invocation interrupts a computation that
+// never polls (taco::preemptible), in thread and process mode; one that
+// finds the computation inside the C library waits until it is back in its
+// own code; TACO calls inside a preemptible computation are refused.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <taco/preemption.hpp>
+#include <test_support.hpp>
+
+namespace {
+
+using tacomesh::posix::execution_mode;
+
+std::int64_t now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+struct computation {
+    std::atomic<bool> stop{false};
+    std::atomic<long> allocations{0};
+
+    /// Spins (arithmetic, or allocating when `allocate`) until halt() or
+    /// `limit_ms`; 1 when halted, 0 when it ran out of time.
+    long compute(long limit_ms, bool allocate) {
+        stop.store(false, std::memory_order_relaxed);
+        const std::int64_t end = now_ns() + limit_ms * 1'000'000;
+        return taco::preemptible([&] {
+            std::uint64_t x = 88172645463325252ull;
+            for (std::uint64_t i = 0;; ++i) {
+                if (stop.load(std::memory_order_relaxed)) return 1L;
+                if (allocate) {
+                    auto v = std::make_unique<std::vector<std::uint64_t>>(64, x); // malloc and free, all the time
+                    x += (*v)[i % 64];
+                    allocations.fetch_add(1, std::memory_order_relaxed);
+                } else {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                }
+                if ((i & 0xFFFF) == 0 && now_ns() > end) return x == 0 ? 2L : 0L;
+            }
+        });
+    }
+    void halt() { stop.store(true, std::memory_order_relaxed); }
+    /// The latency from `sent` if this interrupted the computation; -1 if
+    /// it ran at an ordinary scheduling point. Allocates, as invocations do.
+    std::int64_t poke(std::int64_t sent) {
+        const std::int64_t at = now_ns();
+        const std::string s(100, 'p');
+        return taco::preempting() ? at - sent + std::int64_t(s.size() - 100) : -1;
+    }
+};
+
+struct outcome {
+    long how = -1;        // compute's return: 1 = halted by the urgent invocation
+    std::int64_t latency = -1;
+    int pokes = 0;
+};
+
+outcome preempt_once(execution_mode mode, bool allocate) {
+    outcome o;
+    taco::run(tacomesh::posix::config{.cores = 2, .mode = mode}, [&] {
+        const auto gp = taco::new_on<computation>(1).get();
+        taco::future<long> done;
+        taco::async(gp, taco::m2f(&computation::compute, 10'000L, allocate), done);
+        // Until one poke interrupts it (the first ones may run before it starts).
+        while (o.latency < 0 && o.pokes < 1000 && !done.ready()) {
+            ++o.pokes;
+            o.latency = taco::call(gp, taco::m2f(&computation::poke, now_ns()), taco::urgent).get();
+        }
+        taco::async(gp, taco::m2f(&computation::halt), taco::urgent);
+        o.how = done.get();
+        taco::delete_on(gp);
+    });
+    return o;
+}
+
+} // namespace
+
+TEST_CASE("preempt: an urgent invocation interrupts a computation that never polls (threads and processes)",
+          "[preempt]") {
+    if (TACO_TSAN_FIBERS) {
+        WARN("skipped under ThreadSanitizer: it delivers signals only at the thread's next intercepted call");
+        return;
+    }
+    const auto mode = GENERATE(execution_mode::threads, execution_mode::processes);
+    const outcome o = preempt_once(mode, false);
+    INFO("pokes: " << o.pokes << ", latency " << o.latency << " ns");
+    CHECK(o.latency >= 0); // a poke ran inside the computation
+    CHECK(o.how == 1);     // and the halt stopped it, long before its 10 s
+}
+
+TEST_CASE("preempt: a computation that allocates all the time is interrupted only in its own code", "[preempt]") {
+    // The poke allocates too: interrupted inside malloc, it would take the
+    // arena lock the computation holds, on the same thread, for ever.
+    if (TACO_TSAN_FIBERS) {
+        WARN("skipped under ThreadSanitizer: it delivers signals only at the thread's next intercepted call");
+        return;
+    }
+    const outcome o = preempt_once(execution_mode::threads, true);
+    INFO("pokes: " << o.pokes << ", latency " << o.latency << " ns");
+    CHECK(o.latency >= 0);
+    CHECK(o.how == 1);
+}
+
+TEST_CASE("preempt: a TACO call inside taco::preemptible is refused, and the core is preemptible no more after it",
+          "[preempt]") {
+    std::string error;
+    bool after = true;
+    taco::run(tacomesh::posix::config{.cores = 1}, [&] {
+        try {
+            taco::preemptible([] { (void)taco::call(0, +[] { return 1; }).get(); });
+        } catch (const taco::usage_error& e) {
+            error = e.what();
+        }
+        after = taco::sync(0, +[] { return taco::preempting(); }); // a TACO call works again
+    });
+    CHECK(error.find("sends or waits inside taco::preemptible") != std::string::npos);
+    CHECK_FALSE(after);
+}
