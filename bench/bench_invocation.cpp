@@ -144,6 +144,66 @@ void carried_round_trip(benchmark::State& state) {
     series.report_latency(state, report.oversubscribed);
 }
 
+// ---- a''. the CCI paper's channel round trip -------------------------------------
+//
+// Core 0 writes an event to a channel whose sink is on core 1; there the sink
+// (a preallocated activity, as in the paper's experiment, or a function run
+// straight from the message) writes the result event back to a channel to a
+// future on core 0. Against taco's RMI round trip (async + future, what sync
+// does) in the same run: what choosing the action at the destination costs.
+
+struct echo_request {
+    std::uint64_t value;
+    taco::channel<std::uint64_t> reply;
+};
+struct echo_answer {
+    void operator()(echo_request r) const { taco::emit(r.reply, r.value + 1); }
+};
+struct echo_sinks {
+    taco::activity_sink<echo_request, echo_answer> activity{echo_answer{}};
+    taco::function_sink<echo_request, echo_answer> function{echo_answer{}};
+    taco::channel<echo_request> channel(bool use_activity) {
+        return use_activity ? taco::channel_to(activity) : taco::channel_to(function);
+    }
+};
+
+void channel_round_trip(benchmark::State& state, bool use_activity) {
+    const sizes sz = polling_rt_sizes();
+    posix::run_report report;
+    const posix::config cfg{.cores = 2, .idle = posix::idle_policy::poll, .report = &report};
+    paired_series series;
+    taco::run(cfg, [&] {
+        const auto t = taco::new_on<target>(1).get();
+        const auto sinks = taco::new_on<echo_sinks>(1).get();
+        const auto in = taco::sync(sinks, &echo_sinks::channel, use_activity);
+        const auto trip = [&](std::uint64_t v) {
+            taco::future<std::uint64_t> f;
+            taco::emit(in, echo_request{v, taco::channel_to(f)});
+            return f.get();
+        };
+        const auto base = [&] {
+            std::uint64_t v = taco_round_trip(t); // untimed first trip
+            const auto t0 = clock_type::now();
+            for (std::size_t i = 0; i < sz.batch; ++i) v += taco_round_trip(t);
+            const double ns = ns_since(t0);
+            benchmark::DoNotOptimize(v);
+            return ns / double(sz.batch);
+        };
+        const auto ours = [&] {
+            std::uint64_t v = trip(0); // untimed first trip
+            const auto t0 = clock_type::now();
+            for (std::size_t i = 0; i < sz.batch; ++i) v = trip(v);
+            const double ns = ns_since(t0);
+            if (v != sz.batch + 1) fail(state, "channel round trip lost an event");
+            return ns / double(sz.batch);
+        };
+        for (auto _ : state) series.run_pair(state, base, ours);
+        taco::delete_on(sinks);
+        taco::delete_on(t);
+    });
+    series.report_latency(state, report.oversubscribed);
+}
+
 // ---- b. one-way fire-and-forget rate ------------------------------------------
 
 void one_way_rate(benchmark::State& state) {
@@ -412,6 +472,13 @@ void register_all() {
         ->Iterations(polling_rt_sizes().pairs)
         ->UseManualTime()
         ->Unit(benchmark::kNanosecond);
+    for (bool use_activity : {true, false}) {
+        benchmark::RegisterBenchmark(use_activity ? "channel_round_trip/activity_sink" : "channel_round_trip/function_sink",
+                                     channel_round_trip, use_activity)
+            ->Iterations(polling_rt_sizes().pairs)
+            ->UseManualTime()
+            ->Unit(benchmark::kNanosecond);
+    }
     benchmark::RegisterBenchmark("one_way_rate", one_way_rate)
         ->Iterations(one_way_sizes().pairs)
         ->UseManualTime()

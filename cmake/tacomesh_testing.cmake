@@ -61,7 +61,8 @@ endfunction()
 set(TACOMESH_TACO_SUITES
   ${PROJECT_SOURCE_DIR}/tests/test_invocation.cpp ${PROJECT_SOURCE_DIR}/tests/test_collective.cpp
   ${PROJECT_SOURCE_DIR}/tests/test_api.cpp ${PROJECT_SOURCE_DIR}/tests/test_tasks.cpp
-  ${PROJECT_SOURCE_DIR}/tests/test_results.cpp ${PROJECT_SOURCE_DIR}/tests/test_bulk.cpp)
+  ${PROJECT_SOURCE_DIR}/tests/test_results.cpp ${PROJECT_SOURCE_DIR}/tests/test_bulk.cpp
+  ${PROJECT_SOURCE_DIR}/tests/test_channels.cpp)
 set(TACOMESH_MESH_SUITES
   ${PROJECT_SOURCE_DIR}/tests/test_mesh.cpp ${PROJECT_SOURCE_DIR}/tests/test_mesh_containers.cpp
   ${PROJECT_SOURCE_DIR}/tests/test_mesh_structures.cpp ${PROJECT_SOURCE_DIR}/tests/test_mesh_sizes.cpp)

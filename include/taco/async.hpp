@@ -25,6 +25,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <taco/channel.hpp>
 #include <taco/config.hpp>
 #include <taco/continuation.hpp>
 #include <taco/future.hpp>
@@ -97,6 +98,19 @@ auto make_continuation(const option_set& o, M&&... m) {
             if constexpr (!std::is_void_v<R>) check_invocation_result<R>();
             if constexpr (Mods::has_timeout) return arm_with_timeout(c, o.limit);
             else return future_continuation<delivered_t<R>>{this_core(), c.arm()};
+        } else if constexpr (is_channel_v<C>) {
+            static_assert(!Mods::has_timeout,
+                          "taco: taco::timeout needs a future to report the timeout to, not a channel");
+            static_assert(!std::is_void_v<R>,
+                          "taco: a method returning void has no result to write to a channel; use a "
+                          "future<void> or taco::then to learn that it ran");
+            if constexpr (!std::is_void_v<R>) {
+                static_assert(std::is_same_v<typename C::value_type, delivered_t<R>>,
+                              "taco: the channel's value type differs from the method's result type (a "
+                              "taco::view<T> result arrives as a std::vector<T>)");
+                check_invocation_result<R>();
+            }
+            return channel_continuation<typename C::value_type>{c};
         } else {
             static_assert(!Mods::has_timeout,
                           "taco: taco::timeout needs a future to report the timeout to, not a taco::then "
@@ -225,7 +239,9 @@ decltype(auto) bind_call(F&& fn, Rest&&... rest) {
     if constexpr (is_bound_call_v<bare<F>>) {
         return std::forward<F>(fn);
     } else {
-        static_assert(!(is_modifier_v<Rest> || ...),
+        // A channel among them is an argument (continuation passing): as a
+        // completion it follows an m2f-bound call, as all completions do.
+        static_assert(!((is_modifier_v<Rest> && !is_channel_v<bare<Rest>>) || ...),
                       "taco: a completion or option among the method's arguments: bind the call first, "
                       "taco::async(target, taco::m2f(method, args...), completion, options...)");
         return m2f(fn, std::forward<Rest>(rest)...);

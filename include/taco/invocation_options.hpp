@@ -5,6 +5,7 @@
 //   completions  future<R>& f                 the result assigns f (on this core)
 //                taco::then(gp, &U::m, b...)  gp->m(b..., result) on gp's core
 //                taco::then(core, fn, b...)   fn(b..., result) on `core`
+//                taco::channel<R> ch          the result is written to ch's sink (channel.hpp)
 //   options      taco::as_activity{}          run as a task on arrival (scheduled by the
 //                taco::as_coroutine{}           core's policy); a coroutine may block
 //                taco::with_priority{p}       task priority (implies a task)
@@ -79,7 +80,8 @@ template <class X>
 using bare = std::remove_cvref_t<X>;
 
 template <class X>
-inline constexpr bool is_completion_v = is_future_v<bare<X>> || is_then_v<bare<X>>;
+inline constexpr bool is_completion_v =
+    is_future_v<bare<X>> || is_then_v<bare<X>> || requires { requires bare<X>::is_taco_channel; };
 template <class X>
 inline constexpr bool is_task_kind_v = std::is_same_v<bare<X>, as_activity> || std::is_same_v<bare<X>, as_coroutine>;
 template <class X>

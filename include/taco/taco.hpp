@@ -7,6 +7,7 @@
 #include <taco/all_cores.hpp>
 #include <taco/async.hpp>
 #include <taco/barrier.hpp>
+#include <taco/channel.hpp>
 #include <taco/stackless_coroutine.hpp>
 #include <taco/collective.hpp>
 #include <taco/combiner.hpp>
@@ -32,6 +33,11 @@
 #include <taco/remote_error.hpp>
 #include <taco/run.hpp>
 #include <taco/scheduler.hpp>
+#include <taco/sink.hpp>
+#include <taco/sinks/activity_sink.hpp>
+#include <taco/sinks/function_sink.hpp>
+#include <taco/sinks/mailbox.hpp>
+#include <taco/sinks/merger.hpp>
 #include <taco/stopped_error.hpp>
 #include <taco/task.hpp>
 #include <taco/this_core.hpp>

@@ -224,6 +224,19 @@ public:
     /// The task running on this core (nullptr: main, or an invocation run
     /// straight from the channel).
     task* current_task() const noexcept { return current_; }
+    /// Run `t` here and now, as its task, if the scheduler would pick it
+    /// next whatever its policy: nothing is ready, no task runs (the core is
+    /// between tasks: an arrival handled by the poll loop, or main waiting),
+    /// and no preemptive interruption is in progress. Saves the ready
+    /// queue's push and pop for a task made ready by an arrival at an idle
+    /// core (sinks/activity_sink.hpp). False: make it ready instead.
+    bool run_if_idle(task& t) {
+        if (current_ || !ready_.empty() || preempting() || t.queued()) return false;
+        current_ = &t;
+        t.run();
+        current_ = nullptr;
+        return true;
+    }
 
     /// Run `t` when its due time has come, then as a task.
     void add_timer(timer_task& t) { timers_.add(t); }
