@@ -15,6 +15,13 @@
 // per block that would make it the paper's (fitted_cycles_per_block: the
 // paper's cycles less the hardware's, over those blocks): cost_model.hpp's
 // calibration.
+//   preempt_latency/poll/{hardware,unpriced_memory}
+//                                   an urgent invocation to a core computing inside
+//                                   taco::preemptible: send to method start, and what the
+//                                   interrupt adds to the same invocation polled
+//                                   (interrupt_cycles; CCI paper: ~450 + a 60-90 write);
+//                                   unpriced_memory: the register write and the handler
+//                                   alone, without the handler's loads and stores
 //   flush/{page,whole}              the L2 flush routine over a 4 KB page / the whole cache
 //                                   (MESH paper: 47 100 / 582 000)
 //
@@ -69,6 +76,23 @@ void round_trip(benchmark::State& state, scc::idle_policy idle, bool compute) {
     }
 }
 
+void preempt_latency(benchmark::State& state, bool priced) {
+    label(state, 3);
+    scc::config cfg = chip(3, scc::idle_policy::poll, false);
+    cfg.costs.price_memory = priced && cfg.costs.price_memory;
+    scc::preemption_figures f;
+    for (auto _ : state) f = scc::preempt_latency(cfg);
+    if (f.preempted == 0 || f.halted != 1) state.SkipWithError("no urgent invocation interrupted the computation");
+    const scc::cost_model costs{};
+    state.counters["modelled_cycles"] = double(f.preempted);
+    state.counters["polled_cycles"] = double(f.polled);
+    state.counters["interrupt_cycles"] = double(f.preempted - f.polled);
+    // The paper's: an interrupt register write of 60-90 (75), and handling "around 450".
+    state.counters["paper_cycles"] = 450 + 75;
+    state.counters["register_access"] = double(costs.register_access);
+    state.counters["interrupt_handling"] = double(costs.interrupt_handling);
+}
+
 void reduce(benchmark::State& state, scc::idle_policy idle, bool compute, taco::core_id cores) {
     label(state, cores);
     std::uint64_t per_reduce = 0;
@@ -109,6 +133,8 @@ const bool registered = [] {
                     ->Iterations(1);
             }
         }
+    benchmark::RegisterBenchmark("preempt_latency/poll/hardware", preempt_latency, true)->Iterations(1);
+    benchmark::RegisterBenchmark("preempt_latency/poll/unpriced_memory", preempt_latency, false)->Iterations(1);
     benchmark::RegisterBenchmark("flush/page", flush, false)->Iterations(1);
     benchmark::RegisterBenchmark("flush/whole", flush, true)->Iterations(1);
     return true;

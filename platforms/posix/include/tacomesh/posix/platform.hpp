@@ -39,11 +39,11 @@
 #include <thread>
 #include <vector>
 
+#include <taco/platform/host_preemption.hpp>
 #include <taco/platform/core_threads.hpp>
 #include <taco/platform/memory_endpoint.hpp>
 #include <tacomesh/posix/cpu_relax.hpp>
 #include <tacomesh/posix/host_load.hpp>
-#include <tacomesh/posix/preemption.hpp>
 #include <tacomesh/posix/processes.hpp>
 #include <tacomesh/posix/shared_state.hpp>
 
@@ -125,7 +125,7 @@ public:
         r.urgent.store(1, std::memory_order_seq_cst);
         if (!sleep_) wake(dest); // sleep, adaptive: publish already woke it
         if (r.preemptible.load(std::memory_order_seq_cst)) [[unlikely]]
-            detail::interrupt_thread(r.pid.load(std::memory_order_relaxed), r.tid.load(std::memory_order_relaxed));
+            taco::detail::interrupt_thread(r.pid.load(std::memory_order_relaxed), r.tid.load(std::memory_order_relaxed));
     }
     // ---- preemptive invocations (taco::preemption_endpoint) ----
     void allow_preemption(bool on) {
@@ -134,12 +134,12 @@ public:
             r.preemptible.store(0, std::memory_order_seq_cst);
             return;
         }
-        detail::preemption_thread.prepare();
+        taco::detail::preemption_thread.prepare();
         r.pid.store(std::int32_t(::getpid()), std::memory_order_relaxed);
         r.tid.store(std::int32_t(::syscall(SYS_gettid)), std::memory_order_relaxed);
         r.preemptible.store(1, std::memory_order_seq_cst);
         // Signalled before we were armed: interrupt ourselves now.
-        if (r.urgent.load(std::memory_order_seq_cst)) detail::interrupt_thread(r.pid.load(), r.tid.load());
+        if (r.urgent.load(std::memory_order_seq_cst)) taco::detail::interrupt_thread(r.pid.load(), r.tid.load());
     }
     bool take_urgent() noexcept {
         auto& f = me().urgent;
@@ -394,7 +394,7 @@ struct platform {
         cpu_set_t saved;
         const bool restore = s.pin && ::pthread_getaffinity_np(::pthread_self(), sizeof saved, &saved) == 0;
         std::exception_ptr error;
-        const detail::preemption_handler preemption; // core processes inherit it
+        const taco::detail::preemption_handler preemption; // core processes inherit it
         try {
             if (s.processes)
                 detail::launch_processes<endpoint>(s, entry, arg, &pin);

@@ -107,6 +107,10 @@ struct cost_model {
     // handling one interrupt takes about 450 (its register write 60-90):
     // 500 from the sender's write to the woken receiver reading it.
     std::uint64_t interrupt_latency = 500;
+    /// A running core's handling of an interrupt (a preemptive invocation's:
+    /// entry, the status register's reset, return), the paper's "around 450
+    /// cycles"; the sender's register write (register_access) comes before.
+    std::uint64_t interrupt_handling = 450;
     std::uint64_t register_access = 82; ///< a tile register (LOCK, GLCFG, LUT) over the mesh, like an MPB read
     std::uint64_t cl1invmb = 4;         ///< one instruction: the L1 drops its MPBT lines
     /// How the instructions between hardware operations (the runtime's and

@@ -9,6 +9,11 @@
 //                                   a reduce over one member per core, from core 0, on a
 //                                   binomial tree or the one given (Figure 4: 11 000
 //                                   polling, 14 000 with hlt at 48 cores)
+//   preempt_latency(cfg)            an urgent invocation from core 0 to core 1, once while
+//                                   core 1 polls and once while it computes inside
+//                                   taco::preemptible: cycles from the send to the
+//                                   method's start (section V: the interrupt's ~450
+//                                   cycles, plus its register write, 60-90)
 //
 // and the MESH paper's two, the prices its controllers rest on:
 //
@@ -29,6 +34,8 @@
 // The CCI paper's two run once before they are measured, so the channels'
 // lines and the tree's helpers are in place, as in the paper's averages of
 // many rounds.
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -59,6 +66,80 @@ inline std::uint64_t round_trip_cycles(config cfg, int rounds) {
         per_call = (cycles() - before) / std::uint64_t(rounds > 0 ? rounds : 1);
     });
     return per_call;
+}
+
+namespace detail {
+/// Core 1's side of preempt_latency: a computation that never polls, and
+/// the urgent method that stops it.
+struct preempted_core {
+    std::atomic<bool> stop{false};
+    long compute(long limit_ms) {
+        const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(limit_ms);
+        return taco::preemptible([&] {
+            std::uint64_t x = 88172645463325252ull;
+            for (std::uint64_t i = 0;; ++i) {
+                if (stop.load(std::memory_order_relaxed)) return 1L;
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                if ((i & 0xFFFF) == 0 && std::chrono::steady_clock::now() > end) return x == 0 ? 2L : 0L;
+            }
+        });
+    }
+    void halt() { stop.store(true, std::memory_order_relaxed); }
+    struct seen {
+        std::uint64_t cycles;
+        bool interrupted;
+    };
+    seen poke() { return {cycles(), taco::preempting()}; }
+};
+inline long nothing() { return 0; }
+} // namespace detail
+
+/// What preempt_latency measured.
+struct preemption_figures {
+    std::uint64_t polled = 0;    ///< send to method start, core 1 polling
+    std::uint64_t preempted = 0; ///< the same, core 1 computing inside taco::preemptible (0: never interrupted)
+    long halted = -1;            ///< 1: the urgent halt stopped the computation (before its 10 s)
+    int pokes = 0;               ///< urgent calls until one interrupted it (the first may come before it starts)
+    std::uint64_t preemptions = 0; ///< core 1's interruptions (run_report)
+};
+
+/// Modelled cycles from an urgent invocation's send to its method's start
+/// on core 1 (cfg.cores >= 3: core 2 moves core 0's clock ahead of core 1's
+/// by round trips first, so that the message and the interrupt set the
+/// start, not core 1's own clock). Meaningful with computation left out
+/// of the clock (compute_model::none, or compute_cycles_per_ns = 0) and in
+/// host order (modelled-time order interrupts nothing).
+inline preemption_figures preempt_latency(config cfg) {
+    if (cfg.cores < 3) throw std::invalid_argument("preempt_latency: needs 3 cores, config.cores is " + std::to_string(cfg.cores));
+    preemption_figures f;
+    run_report report;
+    cfg.report = &report;
+    taco::run(cfg, [&] {
+        const auto gp = taco::new_on<detail::preempted_core>(1).get();
+        const auto urgent_poke = [&](bool& interrupted) {
+            for (int i = 0; i < 20; ++i) (void)taco::sync(2, &detail::nothing);
+            const std::uint64_t before = cycles();
+            const auto s = taco::call(gp, taco::m2f(&detail::preempted_core::poke), taco::urgent).get();
+            interrupted = s.interrupted;
+            return s.cycles - before;
+        };
+        bool interrupted = false;
+        (void)urgent_poke(interrupted); // once before it is measured, as the others (the top of this file)
+        f.polled = urgent_poke(interrupted);
+        taco::future<long> done;
+        taco::async(gp, taco::m2f(&detail::preempted_core::compute, 10'000L), done);
+        interrupted = false;
+        while (!interrupted && f.pokes < 1000 && !done.ready()) {
+            ++f.pokes;
+            const std::uint64_t c = urgent_poke(interrupted);
+            if (interrupted) f.preempted = c;
+        }
+        taco::async(gp, taco::m2f(&detail::preempted_core::halt), taco::urgent);
+        f.halted = done.get();
+        taco::delete_on(gp);
+    });
+    f.preemptions = report.preemptions.at(1);
+    return f;
 }
 
 /// Modelled cycles of one reduce (a sum) over a member on every core,

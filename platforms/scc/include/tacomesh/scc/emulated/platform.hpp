@@ -50,14 +50,18 @@
 #include <utility>
 #include <vector>
 
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <taco/core_id.hpp>
 #include <taco/platform/core_threads.hpp>
+#include <taco/platform/host_preemption.hpp>
 #include <taco/platform/host_memory.hpp>
 #include <taco/platform/memory_endpoint.hpp>
 #include <taco/platform/on_chip_memory.hpp>
 #include <taco/platform/platform.hpp>
+#include <taco/platform/preemption_endpoint.hpp>
 #include <taco/usage_error.hpp>
 #include <tacomesh/scc/emulated/cost_model.hpp>
 #include <tacomesh/scc/emulated/counted_work.hpp>
@@ -127,6 +131,9 @@ struct run_report {
     /// (a wait outside the runtime's wait loop: the cycles may then depend
     /// on the host).
     std::uint64_t order_waits = 0, order_timeouts = 0;
+    /// Urgent invocations that interrupted a computation (taco::preemptible)
+    /// through the chip's interrupt, per core.
+    std::vector<std::uint64_t> preemptions;
 };
 
 class platform;
@@ -337,6 +344,12 @@ struct run_state {
     host_region on_chip;
     std::vector<std::span<std::byte>> on_chip_pieces;
     std::vector<std::atomic<bool>> urgent; ///< the emulated interrupt status "urgent" bit per core
+    /// Preemptive invocations: per core, whether it computes inside
+    /// taco::preemptible (its interrupt is then delivered), its host thread,
+    /// and the interruptions it took.
+    std::vector<std::atomic<bool>> preemptible = std::vector<std::atomic<bool>>(cfg.cores);
+    std::vector<std::atomic<std::int32_t>> thread_ids = std::vector<std::atomic<std::int32_t>>(cfg.cores);
+    std::vector<std::uint64_t> preemptions = std::vector<std::uint64_t>(cfg.cores);
     /// Per core: messages published to it. Host-side only (the chip has no
     /// such counter): a core whose doorbell has not rung since a poll that
     /// found nothing skips the next scan of its MPB, which would find
@@ -568,12 +581,57 @@ public:
         std::this_thread::yield();
         compute_.skip();
     }
-    // No interrupt here: a polling core sees the flag at its next
-    // scheduling point, and a halting one was woken by publish's.
-    void signal_urgent(taco::core_id dest) noexcept { s_.urgent[dest].store(true, std::memory_order_release); }
+    // No interrupt for a core outside taco::preemptible: a polling core sees
+    // the flag at its next scheduling point, and a halting one was woken by
+    // publish's. One inside it is interrupted (taco::preemption_endpoint),
+    // as the CCI paper's preemptive invocations were on the chip (section
+    // V): the sender writes the receiver's interrupt register (a register
+    // access, hardware::interrupt), and the receiver's handler costs
+    // interrupt_handling of its cycles; on the host the interrupt reaches
+    // the core's thread as a signal (taco/platform/host_preemption.hpp).
+    void signal_urgent(taco::core_id dest) noexcept {
+        // seq_cst with the load below, against allow_preemption's store and
+        // load in the other order: a core that arms as we send either sees
+        // the flag or is seen armed.
+        s_.urgent[dest].store(true, std::memory_order_seq_cst);
+        if (!s_.preemptible[dest].load(std::memory_order_seq_cst)) [[likely]]
+            return;
+        {
+            const emulating here(*this);
+            take_turn();
+            hw_.interrupt(dest);
+        }
+        taco::detail::interrupt_thread(std::int32_t(::getpid()), s_.thread_ids[dest].load(std::memory_order_relaxed));
+    }
     bool take_urgent() noexcept {
+        if (taco::detail::tls_runtime->preempting()) [[unlikely]]
+            take_preemption();
         auto& f = s_.urgent[id()];
         return f.load(std::memory_order_relaxed) && f.exchange(false, std::memory_order_acquire);
+    }
+    // ---- preemptive invocations (taco::preemption_endpoint) ----
+    /// Armed only in host order: in modelled-time order an interruption
+    /// waiting for its turn inside the computation could wait for cores
+    /// that wait for this one. There urgent invocations run when the
+    /// computation ends, as on platforms without interrupts.
+    void allow_preemption(bool on) {
+        if (s_.order) return;
+        auto& armed = s_.preemptible[id()];
+        if (!on) {
+            armed.store(false, std::memory_order_seq_cst);
+            return;
+        }
+        taco::detail::preemption_thread.prepare();
+        s_.thread_ids[id()].store(std::int32_t(::syscall(SYS_gettid)), std::memory_order_relaxed);
+        armed.store(true, std::memory_order_seq_cst);
+        // Signalled before we were armed: interrupt ourselves now.
+        if (s_.urgent[id()].load(std::memory_order_seq_cst)) {
+            {
+                const emulating here(*this);
+                hw_.interrupt(id());
+            }
+            taco::detail::interrupt_thread(std::int32_t(::getpid()), s_.thread_ids[id()].load(std::memory_order_relaxed));
+        }
     }
 
     // ---- memory for MESH ----
@@ -636,6 +694,18 @@ public:
     }
 
 private:
+    /// In the interruption of a preemptible computation: the chip's
+    /// interrupt, taken. What the core computed up to here is counted
+    /// first; the handler starts no earlier than the raise (the sender's
+    /// register write) and costs interrupt_handling.
+    void take_preemption() noexcept {
+        std::uint64_t raised = 0;
+        if (!s_.chip.take(id(), raised)) return; // a second signal for an interrupt already taken
+        const emulating here(*this);
+        if (raised > hw_.cycles()) hw_.elapse(raised - hw_.cycles());
+        hw_.elapse(s_.cfg.costs.interrupt_handling);
+        ++s_.preemptions[id()];
+    }
     /// core_order::modelled: endpoint `e` acts at cycle t, from inside an
     /// operation of the hardware (a write it orders) or of the memory model
     /// (a request to a controller).
@@ -793,9 +863,11 @@ public:
                     c.report->memory = s.memory;
                     c.report->order_waits = s.order ? s.order->waits() : 0;
                     c.report->order_timeouts = s.order ? s.order->timeouts() : 0;
+                    c.report->preemptions = s.preemptions;
                 }
             }
         } report{c, s};
+        const taco::detail::preemption_handler preemption; // the chip's interrupt, on the host
         taco::detail::run_core_threads(
             c.cores, [&](std::size_t k) { core_main(taco::core_id(k)); }, "tacomesh::scc (emulated)",
             [&](std::size_t k) { return "emulated core " + std::to_string(k) + " of " + std::to_string(c.cores); },
@@ -805,5 +877,6 @@ public:
 
 static_assert(taco::platform<platform>);
 static_assert(taco::on_chip_memory_endpoint<endpoint>);
+static_assert(taco::preemption_endpoint<endpoint>);
 
 } // namespace tacomesh::scc::emulated

@@ -21,7 +21,10 @@
 // what uninstrumented code does, which includes memcpy, memset and memmove
 // (a std::copy of plain values): those copies go unpriced.
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
+
+#include <taco/platform/host_preemption.hpp>
 
 #include <tacomesh/scc/emulated/counted_work.hpp>
 #include <tacomesh/scc/emulated/memory_model.hpp>
@@ -109,6 +112,11 @@ inline thread_local std::uint64_t accesses_seen __attribute__((tls_model("initia
 TACOMESH_SCC_NOT_PRICED inline void access(const void* p, std::size_t n, bool store) noexcept {
     ++accesses_seen;
     if (memory_pricing* m = priced; m && m->on) {
+        // Held from before the model is entered: a preemptive invocation
+        // interrupting the model (an urgent one, taco::preemptible) would
+        // price through it again, and its poll turns pricing back on.
+        ++taco::detail::preemption_hold;
+        std::atomic_signal_fence(std::memory_order_seq_cst);
         // The model's own code is compiled as the program's (the header is
         // the program's): its accesses come back here, and its blocks are
         // counted (counted_work.hpp), and neither is the core's. Off while
@@ -118,6 +126,8 @@ TACOMESH_SCC_NOT_PRICED inline void access(const void* p, std::size_t n, bool st
         m->price(p, n, store);
         m->on = true;
         blocks_run = blocks;
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        --taco::detail::preemption_hold;
     }
 }
 

@@ -1,12 +1,16 @@
 #pragma once
-// Preemptive invocations on POSIX (taco::preemption_endpoint): a sender of an
-// urgent invocation to a core that computes inside taco::preemptible sends
-// its thread a signal (SIGURG: ignored by default, and what Go's
-// asynchronous preemption took for the same reason), whose handler runs the
-// urgent invocations there, between two instructions of the computation.
+// Preemptive invocations on a host OS (taco::preemption_endpoint), for the
+// platforms whose cores are host threads: POSIX (threads and processes) and
+// the emulated SCC, whose chip interrupt it delivers. A sender of an urgent
+// invocation to a core that computes inside taco::preemptible sends its
+// thread a signal (SIGURG: ignored by default, and what Go's asynchronous
+// preemption took for the same reason), whose handler runs the urgent
+// invocations there, between two instructions of the computation.
 //
 // Safe points, as Go's: the handler runs them only when the interrupted code
-// is the program's own (the executable's text). An interrupted shared
+// is the program's own (the executable's text), and not platform code that
+// the computation runs on the platform's behalf (an emulator's accounting
+// hooks hold interruptions off: preemption_hold). An interrupted shared
 // library (the C library's malloc holds an arena lock that an invocation's
 // allocation would take again on the same thread) is not preempted: a
 // per-thread POSIX timer sends the signal again 20 us later, until the
@@ -26,13 +30,14 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
 
 #include <taco/runtime/core.hpp>
 
-namespace tacomesh::posix::detail {
+namespace taco::detail {
 
 inline constexpr int preemption_signal = SIGURG;
 
@@ -123,11 +128,30 @@ struct preemption_thread_state {
 };
 inline thread_local preemption_thread_state preemption_thread;
 
+/// Per thread: while > 0, the thread runs platform code on its computation's
+/// behalf (the emulated SCC's pricing of a load or store), whose state the
+/// interruption's invocations would use again: the handler retries later,
+/// as in a library. Only this thread and its signal handler touch it.
+inline thread_local int preemption_hold = 0;
+class preemption_hold_scope {
+public:
+    preemption_hold_scope() noexcept {
+        ++preemption_hold;
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+    }
+    ~preemption_hold_scope() {
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        --preemption_hold;
+    }
+    preemption_hold_scope(const preemption_hold_scope&) = delete;
+    preemption_hold_scope& operator=(const preemption_hold_scope&) = delete;
+};
+
 inline void on_preemption_signal(int, siginfo_t*, void* context) {
     const int saved_errno = errno;
     if (taco::detail::core* rt = taco::detail::tls_runtime; rt && rt->preemptible_now()) {
         const std::uintptr_t pc = interrupted_pc(context);
-        if (pc == 0 || libraries.contains(pc)) preemption_thread.retry_soon();
+        if (pc == 0 || preemption_hold != 0 || libraries.contains(pc)) preemption_thread.retry_soon();
         else rt->preempt_now();
     }
     errno = saved_errno;
@@ -161,4 +185,4 @@ inline void interrupt_thread(std::int32_t pid, std::int32_t tid) noexcept {
     if (tid != 0) ::syscall(SYS_tgkill, pid, tid, preemption_signal);
 }
 
-} // namespace tacomesh::posix::detail
+} // namespace taco::detail

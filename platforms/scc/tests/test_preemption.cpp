@@ -1,0 +1,76 @@
+// Preemptive invocations on the emulated SCC: an urgent invocation to a core
+// that computes inside taco::preemptible travels the chip's interrupt path
+// (CCI paper, section V): the sender writes the receiver's interrupt
+// register, the receiver's handler runs the invocation inside the
+// computation, and the model charges both (register_access at the sender,
+// interrupt_handling at the receiver).
+#include <catch2/catch.hpp>
+
+#include <chrono>
+
+#include <taco/taco.hpp>
+#include <tacomesh/scc/emulated/experiments.hpp>
+#include <test_support.hpp>
+
+namespace scc = tacomesh::scc::emulated;
+
+namespace {
+
+/// A computation that never polls, for `limit_ms`.
+struct computation {
+    long compute(long limit_ms) {
+        const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(limit_ms);
+        return taco::preemptible([&] {
+            while (std::chrono::steady_clock::now() <= end) {
+            }
+            return 0L;
+        });
+    }
+    bool poke() { return taco::preempting(); }
+};
+
+} // namespace
+
+TEST_CASE("preempt: an urgent invocation interrupts a computing emulated core through the chip's interrupt",
+          "[preempt]") {
+    if (TACO_TSAN_FIBERS) {
+        WARN("skipped under ThreadSanitizer: it delivers signals only at the thread's next intercepted call");
+        return;
+    }
+    const scc::cost_model costs{};
+    for (auto idle : {scc::idle_policy::poll, scc::idle_policy::halt}) {
+        const scc::preemption_figures f =
+            scc::preempt_latency(scc::config{.cores = 3, .idle = idle, .costs = {.compute_cycles_per_ns = 0}});
+        INFO("idle policy " << scc::name(idle) << ", pokes " << f.pokes << ": interrupted after " << f.preempted
+                            << " cycles, polled after " << f.polled);
+        CHECK(f.halted == 1);        // the urgent halt stopped it, long before its 10 s
+        CHECK(f.preemptions >= 1);   // through the interrupt
+        REQUIRE(f.preempted > 0);    // a poke ran inside the computation
+        if (idle == scc::idle_policy::poll) {
+            // The same message read either way; the interrupt adds the
+            // sender's register write and the receiver's handling (and the
+            // handler's poll its own CL1INVMB before it reads).
+            const std::uint64_t added = costs.register_access + costs.interrupt_handling;
+            CHECK(f.preempted >= f.polled + added);
+            CHECK(f.preempted <= f.polled + added + costs.cl1invmb);
+        }
+    }
+}
+
+TEST_CASE("preempt: in modelled-time order urgent invocations wait for the computation's end on the emulated SCC",
+          "[preempt]") {
+    long how = -1;
+    bool interrupted = true;
+    scc::run_report report;
+    taco::run(scc::config{.cores = 2, .order = scc::core_order::modelled, .report = &report}, [&] {
+        const auto gp = taco::new_on<computation>(1).get();
+        taco::future<long> done;
+        taco::async(gp, taco::m2f(&computation::compute, 200L), done);
+        interrupted = taco::call(gp, taco::m2f(&computation::poke), taco::urgent).get();
+        how = done.get();
+        taco::delete_on(gp);
+    });
+    CHECK_FALSE(interrupted);
+    CHECK(how == 0); // ran its 200 ms
+    CHECK(report.preemptions.at(1) == 0);
+}
