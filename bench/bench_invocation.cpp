@@ -78,6 +78,19 @@ std::uint64_t taco_round_trip(taco::global_ptr<target> t) {
     return f.get();
 }
 
+/// taco's side of a latency pair: per-operation ns of `batch` calls of
+/// trip(), after an untimed first one (the other core may still be leaving
+/// the raw loop).
+template <class Trip>
+double timed_trips(std::size_t batch, Trip&& trip) {
+    std::uint64_t v = trip();
+    const auto t0 = clock_type::now();
+    for (std::size_t i = 0; i < batch; ++i) v += trip();
+    const double ns = ns_since(t0);
+    benchmark::DoNotOptimize(v);
+    return ns / double(batch);
+}
+
 // ---- a. polling round trip ----------------------------------------------------
 
 void polling_round_trip(benchmark::State& state) {
@@ -99,15 +112,7 @@ void polling_round_trip(benchmark::State& state) {
             if (v != sz.batch + 1) fail(state, "raw ring round trip lost a message");
             return ns / double(sz.batch);
         };
-        const auto ours = [&] {
-            // Untimed first trip: core 1 may still be leaving the raw loop.
-            std::uint64_t v = taco_round_trip(t);
-            const auto t0 = clock_type::now();
-            for (std::size_t i = 0; i < sz.batch; ++i) v += taco_round_trip(t);
-            const double ns = ns_since(t0);
-            benchmark::DoNotOptimize(v);
-            return ns / double(sz.batch);
-        };
+        const auto ours = [&] { return timed_trips(sz.batch, [&] { return taco_round_trip(t); }); };
         for (auto _ : state) series.run_pair(state, base, ours);
         taco::delete_on(t);
     });
@@ -128,16 +133,8 @@ void carried_round_trip(benchmark::State& state) {
     taco::run(cfg, [&] {
         const auto t = taco::new_on<target>(1).get();
         const std::string text(24, 's');
-        const auto timed = [&](auto trip) {
-            std::uint64_t v = trip(); // untimed first trip
-            const auto t0 = clock_type::now();
-            for (std::size_t i = 0; i < sz.batch; ++i) v += trip();
-            const double ns = ns_since(t0);
-            benchmark::DoNotOptimize(v);
-            return ns / double(sz.batch);
-        };
-        const auto base = [&] { return timed([&] { return taco_round_trip(t); }); };
-        const auto ours = [&] { return timed([&] { return taco::sync(t, &target::length, text); }); };
+        const auto base = [&] { return timed_trips(sz.batch, [&] { return taco_round_trip(t); }); };
+        const auto ours = [&] { return timed_trips(sz.batch, [&] { return taco::sync(t, &target::length, text); }); };
         for (auto _ : state) series.run_pair(state, base, ours);
         taco::delete_on(t);
     });
@@ -176,26 +173,18 @@ void channel_round_trip(benchmark::State& state, bool use_activity) {
         const auto t = taco::new_on<target>(1).get();
         const auto sinks = taco::new_on<echo_sinks>(1).get();
         const auto in = taco::sync(sinks, &echo_sinks::channel, use_activity);
-        const auto trip = [&](std::uint64_t v) {
+        std::uint64_t last = 0; // each answer is the next request: a lost event shows in the count
+        const auto trip = [&] {
             taco::future<std::uint64_t> f;
-            taco::emit(in, echo_request{v, taco::channel_to(f)});
-            return f.get();
+            taco::emit(in, echo_request{last, taco::channel_to(f)});
+            return last = f.get();
         };
-        const auto base = [&] {
-            std::uint64_t v = taco_round_trip(t); // untimed first trip
-            const auto t0 = clock_type::now();
-            for (std::size_t i = 0; i < sz.batch; ++i) v += taco_round_trip(t);
-            const double ns = ns_since(t0);
-            benchmark::DoNotOptimize(v);
-            return ns / double(sz.batch);
-        };
+        const auto base = [&] { return timed_trips(sz.batch, [&] { return taco_round_trip(t); }); };
         const auto ours = [&] {
-            std::uint64_t v = trip(0); // untimed first trip
-            const auto t0 = clock_type::now();
-            for (std::size_t i = 0; i < sz.batch; ++i) v = trip(v);
-            const double ns = ns_since(t0);
-            if (v != sz.batch + 1) fail(state, "channel round trip lost an event");
-            return ns / double(sz.batch);
+            last = 0;
+            const double ns = timed_trips(sz.batch, trip);
+            if (last != sz.batch + 1) fail(state, "channel round trip lost an event");
+            return ns;
         };
         for (auto _ : state) series.run_pair(state, base, ours);
         taco::delete_on(sinks);
@@ -327,13 +316,8 @@ void sleeping_round_trip(benchmark::State& state) {
             return ns_since(t0) / double(sz.batch);
         };
         const auto ours = [&] {
-            std::uint64_t v = taco_round_trip(t);
-            const auto t0 = clock_type::now();
-            for (std::size_t i = 0; i < sz.batch; ++i) v += taco_round_trip(t);
-            const double ns = ns_since(t0);
-            benchmark::DoNotOptimize(v);
             taco_trips += sz.batch + 1;
-            return ns / double(sz.batch);
+            return timed_trips(sz.batch, [&] { return taco_round_trip(t); });
         };
         for (auto _ : state) series.run_pair(state, base, ours);
         taco::delete_on(t);
