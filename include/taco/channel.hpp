@@ -46,6 +46,7 @@ class channel;
 
 namespace detail {
 
+/// (For T = void a stand-in, so that channel<void>'s static_assert is its one error.)
 template <class T>
 using accept_fn = void (*)(void* sink, std::conditional_t<std::is_void_v<T>, int, T>&& value);
 
@@ -224,7 +225,7 @@ inline constexpr bool is_channel_v = requires { requires C::is_taco_channel; };
 /// A channel as an invocation's completion: the result is written to it
 /// from the callee's core. A failure has no sink to go to: the uncaught-
 /// error handler of the core where it happened gets it, as with no
-/// completion (an error continuation, taco::then(...).on_error, catches it).
+/// completion (to handle it, use a future or taco::then(...).on_error).
 template <class T>
 struct channel_continuation {
     channel<T> out;

@@ -7,7 +7,6 @@
 //
 //   auto log = taco::make_function_sink<reading>([&](reading r) { seen.push_back(r); });
 //   taco::channel<reading> ch = taco::channel_to(log);
-#include <concepts>
 #include <type_traits>
 #include <utility>
 
