@@ -9,6 +9,7 @@
 //   taco::channel<request> in = taco::channel_to(box); // trivially copyable: send it anywhere
 //   taco::channel_to(gp)                               // gp: a taco::global_ptr to a sink on any core
 //   taco::emit(in, request{...});                      // from any core
+//   taco::emit(in, request{...}, taco::urgent);        // ... interrupting a preemptible computation
 //
 //   taco::future<long> f;
 //   taco::emit(in, request{.reply = taco::channel_to(f)}); // a future is a sink of one value
@@ -28,6 +29,7 @@
 #include <taco/future.hpp>
 #include <taco/global_ptr.hpp>
 #include <taco/image_ptr.hpp>
+#include <taco/invocation_options.hpp>
 #include <taco/remote_error.hpp>
 #include <taco/runtime/bulk.hpp>
 #include <taco/runtime/core.hpp>
@@ -215,6 +217,15 @@ void emit(const channel<T>& ch, V&& value) {
     } else {
         rt->template send<detail::channel_write<T>>(ch.core(), s, accept, T(std::forward<V>(value)));
     }
+}
+
+/// As emit, and urgent (the CCI paper's preemptive channels): the sink's
+/// core is woken, and if it computes inside taco::preemptible it is
+/// interrupted, so that the sink accepts the value there (preemption.hpp).
+template <class T, class V>
+void emit(const channel<T>& ch, V&& value, urgent_t) {
+    emit(ch, std::forward<V>(value));
+    detail::runtime().signal_urgent(ch.core());
 }
 
 namespace detail {

@@ -127,7 +127,9 @@ TEST_CASE("carried data beyond taco::max_carried_bytes is refused before anythin
         const std::vector<char> huge(taco::max_carried_bytes + 1);
         REQUIRE_THROWS_AS(taco::async(1, taco::m2f(&mixed, 1, small, 0.0, taco::view<short>(), huge, 'z')),
                           taco::usage_error);
-        REQUIRE_THROWS_WITH(taco::sync(1, &sum_vector, std::vector<int>(taco::max_carried_bytes / sizeof(int) + 1)),
+        // One 256 MiB vector for every refusal below (each fill costs seconds under the sanitizers).
+        const std::vector<int> too_many(taco::max_carried_bytes / sizeof(int) + 1);
+        REQUIRE_THROWS_WITH(taco::sync(1, &sum_vector, too_many),
                             Catch::Contains("more than 256 MiB (taco::max_carried_bytes)"));
         // No piece of the refused ones reached core 1 ahead of this one.
         CHECK(taco::sync(1, &count_char, small, 'x') == 100);
@@ -135,7 +137,6 @@ TEST_CASE("carried data beyond taco::max_carried_bytes is refused before anythin
         // been: waiting is a usage error, not a wait for ever (nor, with a
         // timeout, a timer that fires later on its reused state), and it
         // takes the next invocation.
-        const std::vector<int> too_many(taco::max_carried_bytes / sizeof(int) + 1);
         taco::future<long> f;
         REQUIRE_THROWS_AS(taco::async(1, taco::m2f(&sum_vector, too_many), f), taco::usage_error);
         CHECK_THROWS_WITH(f.wait(), Catch::Contains("no invocation was given"));

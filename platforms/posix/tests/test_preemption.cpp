@@ -48,6 +48,19 @@ struct computation {
         });
     }
     void halt() { stop.store(true, std::memory_order_relaxed); }
+
+    /// A sink whose value halts the computation (an urgent write interrupts it).
+    struct halter {
+        computation* c;
+        void operator()(long) const {
+            c->halted_from_inside.store(taco::preempting(), std::memory_order_relaxed);
+            c->halt();
+        }
+    };
+    taco::function_sink<long, halter> halt_sink{halter{this}};
+    std::atomic<bool> halted_from_inside{false};
+    taco::channel<long> halt_channel() { return taco::channel_to(halt_sink); }
+    bool halted_by_interruption() const { return halted_from_inside.load(std::memory_order_relaxed); }
     /// The latency from `sent` if this interrupted the computation; -1 if
     /// it ran at an ordinary scheduling point. Allocates, as invocations do.
     std::int64_t poke(std::int64_t sent) {
@@ -61,12 +74,16 @@ struct outcome {
     long how = -1;        // compute's return: 1 = halted by the urgent invocation
     std::int64_t latency = -1;
     int pokes = 0;
+    bool halted_inside = false; // the halting sink ran inside the computation
 };
 
-outcome preempt_once(execution_mode mode, bool allocate) {
+/// Halted by an urgent invocation, or (by_channel) by an urgent write to a
+/// channel whose sink halts it.
+outcome preempt_once(execution_mode mode, bool allocate, bool by_channel = false) {
     outcome o;
     taco::run(tacomesh::posix::config{.cores = 2, .mode = mode}, [&] {
         const auto gp = taco::new_on<computation>(1).get();
+        const auto halting = taco::sync(gp, &computation::halt_channel);
         taco::future<long> done;
         taco::async(gp, taco::m2f(&computation::compute, 10'000L, allocate), done);
         // Until one poke interrupts it (the first ones may run before it starts).
@@ -74,8 +91,10 @@ outcome preempt_once(execution_mode mode, bool allocate) {
             ++o.pokes;
             o.latency = taco::call(gp, taco::m2f(&computation::poke, now_ns()), taco::urgent).get();
         }
-        taco::async(gp, taco::m2f(&computation::halt), taco::urgent);
+        if (by_channel) taco::emit(halting, 1L, taco::urgent);
+        else taco::async(gp, taco::m2f(&computation::halt), taco::urgent);
         o.how = done.get();
+        o.halted_inside = taco::sync(gp, &computation::halted_by_interruption);
         taco::delete_on(gp);
     });
     return o;
@@ -107,6 +126,20 @@ TEST_CASE("preempt: a computation that allocates all the time is interrupted onl
     INFO("pokes: " << o.pokes << ", latency " << o.latency << " ns");
     CHECK(o.latency >= 0);
     CHECK(o.how == 1);
+}
+
+TEST_CASE("preempt: an urgent write to an event channel interrupts the computation and its sink accepts it there",
+          "[preempt]") {
+    if (TACO_TSAN_FIBERS) {
+        WARN("skipped under ThreadSanitizer: it delivers signals only at the thread's next intercepted call");
+        return;
+    }
+    const auto mode = GENERATE(execution_mode::threads, execution_mode::processes);
+    const outcome o = preempt_once(mode, false, true);
+    INFO("pokes: " << o.pokes);
+    CHECK(o.latency >= 0);   // it was computing
+    CHECK(o.how == 1);       // the sink halted it
+    CHECK(o.halted_inside);  // from inside the computation: the write interrupted it
 }
 
 TEST_CASE("preempt: a TACO call inside taco::preemptible is refused, and the core is preemptible no more after it",
