@@ -6,30 +6,12 @@
 // interrupt_handling at the receiver).
 #include <catch2/catch.hpp>
 
-#include <chrono>
 
 #include <taco/taco.hpp>
 #include <tacomesh/scc/emulated/experiments.hpp>
 #include <test_support.hpp>
 
 namespace scc = tacomesh::scc::emulated;
-
-namespace {
-
-/// A computation that never polls, for `limit_ms`.
-struct computation {
-    long compute(long limit_ms) {
-        const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(limit_ms);
-        return taco::preemptible([&] {
-            while (std::chrono::steady_clock::now() <= end) {
-            }
-            return 0L;
-        });
-    }
-    bool poke() { return taco::preempting(); }
-};
-
-} // namespace
 
 TEST_CASE("preempt: an urgent invocation interrupts a computing emulated core through the chip's interrupt",
           "[preempt]") {
@@ -63,10 +45,12 @@ TEST_CASE("preempt: in modelled-time order urgent invocations wait for the compu
     bool interrupted = true;
     scc::run_report report;
     taco::run(scc::config{.cores = 2, .order = scc::core_order::modelled, .report = &report}, [&] {
-        const auto gp = taco::new_on<computation>(1).get();
+        // The computation and the urgent method preempt_latency uses.
+        using core_1 = scc::detail::preempted_core;
+        const auto gp = taco::new_on<core_1>(1).get();
         taco::future<long> done;
-        taco::async(gp, taco::m2f(&computation::compute, 200L), done);
-        interrupted = taco::call(gp, taco::m2f(&computation::poke), taco::urgent).get();
+        taco::async(gp, taco::m2f(&core_1::compute, 200L), done);
+        interrupted = taco::call(gp, taco::m2f(&core_1::poke), taco::urgent).get().interrupted;
         how = done.get();
         taco::delete_on(gp);
     });

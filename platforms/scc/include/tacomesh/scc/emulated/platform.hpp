@@ -597,17 +597,18 @@ public:
         if (!s_.preemptible[dest].load(std::memory_order_seq_cst)) [[likely]]
             return;
         {
-            const emulating here(*this);
-            take_turn();
+            const emulating here(*this); // no turn to take: armed only in host order
             hw_.interrupt(dest);
         }
         taco::detail::interrupt_thread(std::int32_t(::getpid()), s_.thread_ids[dest].load(std::memory_order_relaxed));
     }
     bool take_urgent() noexcept {
-        if (taco::detail::tls_runtime->preempting()) [[unlikely]]
-            take_preemption();
         auto& f = s_.urgent[id()];
-        return f.load(std::memory_order_relaxed) && f.exchange(false, std::memory_order_acquire);
+        // Nothing urgent, the common case: one load, as before preemption.
+        if (!f.load(std::memory_order_relaxed) || !f.exchange(false, std::memory_order_acquire)) return false;
+        if (taco::detail::tls_runtime->preempting()) [[unlikely]]
+            take_preemption(); // before the poll that reads the invocation
+        return true;
     }
     // ---- preemptive invocations (taco::preemption_endpoint) ----
     /// Armed only in host order: in modelled-time order an interruption
