@@ -34,6 +34,10 @@
 
 namespace mesh {
 
+namespace detail {
+class copied_ranges;
+}
+
 /// What a controller sees of one shared object.
 class controlled_object {
 public:
@@ -48,6 +52,13 @@ public:
 
     /// "This core's view holds nothing yet": refresh everything.
     static constexpr std::uint64_t nothing_seen = ~std::uint64_t(0);
+
+    /// This core's view made current, if the object moved since `seen` (the
+    /// version the view holds): version() and, if it differs, refresh(seen);
+    /// returns the version the view now holds. Where the platform does a
+    /// seqlock's acquire at the canonical copy (cluster ranks between hosts:
+    /// taco::versioned_memory_endpoint), one exchange instead of three.
+    std::uint64_t current(std::uint64_t seen);
 
     /// Refresh this core's view of the object (and its SharingAware extra
     /// ranges) from memory, torn-free; returns the version it copied. With
@@ -123,6 +134,16 @@ private:
         f(static_cast<const void*>(cb_.object), cb_.bytes);
     }
 
+    /// The object is one range (no extra ranges, no parts): a versioned
+    /// copy at the canonical copy covers all of it.
+    bool one_range() const noexcept {
+        const detail::type_ops& t = cb_.type();
+        return !t.extra_ranges && !t.changed_since && !t.take_changes && !cb_.parts;
+    }
+    /// The platform's versioned copies serve this object.
+    bool versioned(const taco::detail::core& port) const noexcept { return port.versioned_copies && one_range(); }
+    void count_invalidation(const detail::copied_ranges& copies) const;
+
     detail::control_block& cb_;
     /// The counter as version() last read it: a refresh that follows starts
     /// from it (a seqlock reader needs a value read before its copy, not a
@@ -156,17 +177,40 @@ private:
 
 } // namespace detail
 
+inline void controlled_object::count_invalidation(const detail::copied_ranges& copies) const {
+    auto& e = events();
+    ++e.invalidations;
+    e.invalidated_range_bytes += cb_.bytes;
+    e.invalidated_bytes += copies.bytes(cb_.object, cb_.bytes);
+}
+
+inline std::uint64_t controlled_object::current(std::uint64_t seen) {
+    auto& port = detail::memory();
+    if (versioned(port)) [[unlikely]] {
+        const std::uint64_t v = port.refresh_versioned(&cb_.version, cb_.object, cb_.bytes, seen);
+        if (v != seen) count_invalidation(detail::copied_ranges(port));
+        return v;
+    }
+    if (version() == seen) [[likely]] return seen;
+    return refresh(seen);
+}
+
 // Seqlock reader (see control_block::version). The object is copied first
 // and checked, so the extra ranges are read from a consistent object.
 inline std::uint64_t controlled_object::refresh(std::uint64_t seen) {
     auto& port = detail::memory();
     const detail::copied_ranges copies(port);
+    if (versioned(port)) [[unlikely]] {
+        const std::uint64_t v = port.refresh_versioned(&cb_.version, cb_.object, cb_.bytes, nothing_seen);
+        count_invalidation(copies);
+        return v;
+    }
     std::size_t bytes = 0, copied = 0;
     for (;;) {
         const std::uint64_t known = std::exchange(loaded_, 1); // once: a retry reads anew
         const std::uint64_t before = known & 1 ? version64::load(cb_.version) : known;
         if (before & 1) {
-            port.pause(); // a write-back is copying: it takes a memcpy, not a message
+            port.pause(); // a write-back is copying (a platform whose copy is served by this core serves it here)
             continue;
         }
         bytes = copied = 0;
@@ -188,6 +232,20 @@ inline std::uint64_t controlled_object::refresh(std::uint64_t seen) {
 
 template <class During>
 std::uint64_t controlled_object::publish(During&& during) {
+    if (auto& port = detail::memory(); versioned(port)) [[unlikely]] {
+        // The copy is done at the canonical copy before the reply, so
+        // `during` comes after it: run while the copy was under way, its
+        // broadcast could reach a reader whose refresh overtakes this
+        // core's request on its way there (messages of different ranks
+        // keep no order) and re-validates the old data.
+        const std::uint64_t v = port.publish_versioned(&cb_.version, cb_.object, cb_.bytes);
+        during();
+        auto& e = events();
+        ++e.write_backs;
+        e.written_back_range_bytes += cb_.bytes;
+        e.written_back_bytes += detail::copied_ranges(port).bytes(cb_.object, cb_.bytes);
+        return v;
+    }
     const std::uint64_t odd = version64::fetch_add(cb_.version, 1) + 1;
     std::atomic_thread_fence(std::memory_order_release); // odd is visible before any copied byte
     during();

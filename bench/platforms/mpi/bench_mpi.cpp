@@ -10,12 +10,15 @@
 //                vs  an MPI_Put + MPI_Get of the same B bytes to a
 //                window at rank 0, each flushed;                     target <= 1.5x
 //
-//   mpirun -np N bench_mpi [--on-host=mpi] [Google Benchmark flags]   (N >= 2; one core per rank)
+//   mpirun -np N bench_mpi [--on-host=mpi] [--remote-memory=rma] [Google Benchmark flags]
+//   (N >= 2; one core per rank)
 //
 // By default ranks on one host reach each other through MPI shared memory
 // (config.on_host = shared_memory: rings, loads and stores); --on-host=mpi
-// measures the path between hosts on one machine (MPI messages and RMA),
-// its benchmarks named mpi_only/... instead of mpi/....
+// measures the path between hosts on one machine (MPI messages, and MESH's
+// requests to the home rank), its benchmarks named mpi_only/... instead of
+// mpi/.... --remote-memory=rma: MESH's canonical copy reached by MPI RMA
+// instead of requests (config.remote_memory), named .../rma/....
 //
 // Both sides run inside one taco::run: for the MPI side, core 0 starts a
 // loop of plain MPI calls on the other ranks' cores (an invocation that
@@ -57,12 +60,14 @@ bool oversubscribed() {
 bench::sizes sizes() { return smoke() ? bench::sizes{4, 50} : bench::sizes{40, 2000}; }
 
 tacomesh::mpi::on_host on_host = tacomesh::mpi::on_host::shared_memory;
+tacomesh::mpi::remote_memory remote_memory = tacomesh::mpi::remote_memory::home_messages;
 
 /// Every benchmark's labels: ranks, oversubscription, the on-host path.
 void label(benchmark::State& state, const bench::paired_series& series) {
     series.report_latency(state, oversubscribed());
     state.counters["ranks"] = tacomesh::mpi::ranks();
     state.counters["on_host_shared_memory"] = on_host == tacomesh::mpi::on_host::shared_memory;
+    state.counters["remote_memory_rma"] = remote_memory == tacomesh::mpi::remote_memory::rma;
 }
 
 std::uint64_t echo(std::uint64_t x) { return x + 1; }
@@ -254,7 +259,8 @@ void release_acquire(benchmark::State& state) {
 
 void register_all() {
     const int pairs = sizes().pairs;
-    const std::string prefix = on_host == tacomesh::mpi::on_host::mpi ? "mpi_only/" : "mpi/";
+    const std::string prefix = std::string(on_host == tacomesh::mpi::on_host::mpi ? "mpi_only/" : "mpi/") +
+                               (remote_memory == tacomesh::mpi::remote_memory::rma ? "rma/" : "");
     auto add = [&](const char* name, auto fn) {
         benchmark::RegisterBenchmark((prefix + name).c_str(), fn)->Iterations(pairs)->UseManualTime();
     };
@@ -279,13 +285,18 @@ int main(int argc, char** argv) {
         else if (a.starts_with("--on-host")) {
             std::fprintf(stderr, "bench_mpi: --on-host=mpi or --on-host=shared_memory, not %s\n", argv[i]);
             return 2;
+        } else if (a == "--remote-memory=rma") remote_memory = tacomesh::mpi::remote_memory::rma;
+        else if (a == "--remote-memory=home_messages") remote_memory = tacomesh::mpi::remote_memory::home_messages;
+        else if (a.starts_with("--remote-memory")) {
+            std::fprintf(stderr, "bench_mpi: --remote-memory=home_messages or --remote-memory=rma, not %s\n", argv[i]);
+            return 2;
         } else args.push_back(argv[i]);
     }
     int n = int(args.size());
     int rc = 0;
     // Rank 0 runs the benchmarks on core 0; the other ranks serve (and exit
     // when rank 0's program ends).
-    taco::run(tacomesh::mpi::config{.on_host = on_host},
+    taco::run(tacomesh::mpi::config{.on_host = on_host, .remote_memory = remote_memory},
               [&] { rc = bench::run_main(n, args.data(), register_all, "bench_mpi"); });
     return rc;
 }

@@ -18,8 +18,9 @@ struct timestamp {
     };
     static void adopt(controlled_object&, state& s, std::uint64_t version) noexcept { s.seen = version; }
     static void acquire_read(controlled_object& o, state& s) {
-        if (o.version() == s.seen) [[likely]] return;
-        s.seen = o.refresh(s.seen); // tracked objects: only what changed since
+        // version() and, only if it moved, a refresh (tracked objects: of
+        // what changed since); between hosts, one exchange for both.
+        s.seen = o.current(s.seen);
     }
     static void release_read(controlled_object&, state&) noexcept {}
     static void acquire_write(controlled_object& o, state& s) { acquire_read(o, s); }

@@ -13,6 +13,7 @@
 #include <taco/platform/memory_endpoint.hpp>
 #include <taco/platform/on_chip_memory.hpp>
 #include <taco/platform/remote_memory.hpp>
+#include <taco/platform/versioned_memory.hpp>
 
 namespace taco::detail {
 
@@ -27,6 +28,9 @@ public:
     virtual std::span<const std::span<std::byte>> on_chip_regions() const { return {}; }
     /// taco::remote_memory_endpoint's word operations (only where remote_words).
     virtual std::uint64_t word(word_op, void*, std::size_t, std::uint64_t) { none(); }
+    /// taco::versioned_memory_endpoint's seqlock sides (only where versioned_copies).
+    virtual std::uint64_t refresh_versioned(void*, void*, std::size_t, std::uint64_t) { none(); }
+    virtual std::uint64_t publish_versioned(void*, const void*, std::size_t) { none(); }
 
     /// This core's instance of a core-private logical address is at p + private_offset.
     std::ptrdiff_t private_offset = 0;
@@ -34,6 +38,9 @@ public:
     /// MESH's shared words go through word(). A field, not a virtual call:
     /// it is read on every acquire, and elsewhere it is false.
     bool remote_words = false;
+    /// The platform does a seqlock's release and acquire of one range in
+    /// one exchange each (taco::versioned_memory_endpoint), for this run.
+    bool versioned_copies = false;
 
 protected:
     ~memory_port() = default;

@@ -11,6 +11,7 @@
 #include <taco/platform/bulk_endpoint.hpp>
 #include <taco/platform/platform.hpp>
 #include <taco/platform/preemption_endpoint.hpp>
+#include <taco/platform/versioned_memory.hpp>
 #include <taco/runtime/core.hpp>
 #include <taco/runtime/message.hpp>
 
@@ -25,6 +26,7 @@ public:
         : core(ep.id(), ep.core_count(), scheduling, tiers), ep_(ep) {
         if constexpr (memory_endpoint<endpoint_type>) private_offset = ep.private_offset();
         remote_words = remote_memory_endpoint<endpoint_type>;
+        if constexpr (versioned_memory_endpoint<endpoint_type>) versioned_copies = ep.versioned_copies();
         if constexpr (bulk_endpoint<endpoint_type>) shared_address_space = ep.shares_address_space();
     }
     ~platform_core() override { release_state(); }
@@ -58,6 +60,14 @@ public:
     std::uint64_t word(word_op op, void* w, std::size_t bytes, std::uint64_t operand) override {
         if constexpr (remote_memory_endpoint<endpoint_type>) return ep_.word(op, w, bytes, operand);
         else return memory_port::word(op, w, bytes, operand);
+    }
+    std::uint64_t refresh_versioned(void* version, void* p, std::size_t n, std::uint64_t seen) override {
+        if constexpr (versioned_memory_endpoint<endpoint_type>) return ep_.refresh_versioned(version, p, n, seen);
+        else return memory_port::refresh_versioned(version, p, n, seen);
+    }
+    std::uint64_t publish_versioned(void* version, const void* p, std::size_t n) override {
+        if constexpr (versioned_memory_endpoint<endpoint_type>) return ep_.publish_versioned(version, p, n);
+        else return memory_port::publish_versioned(version, p, n);
     }
     std::span<const std::span<std::byte>> on_chip_regions() const override {
         if constexpr (on_chip_memory_endpoint<endpoint_type>) return ep_.on_chip_regions();

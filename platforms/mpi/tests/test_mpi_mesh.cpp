@@ -6,6 +6,8 @@
 // message. Run by mpirun, one core per rank (platforms/mpi/tests/CMakeLists.txt).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <fstream>
 #include <set>
@@ -61,14 +63,16 @@ TEST_CASE("mpi mesh: every core of the run is a rank of its own, and a shared ob
     if (aslr_on()) CHECK(bases.size() == cores);
 }
 
-TEST_CASE("mpi mesh: a shared word is atomic across ranks (atomics on a host's shared window, or MPI_Fetch_and_op)",
+TEST_CASE("mpi mesh: a shared word is atomic across ranks (atomics on a host's shared window, at the home, or "
+          "MPI_Fetch_and_op)",
           "[mpi]") {
     constexpr taco::core_id cores = 4;
     constexpr std::uint32_t each = 500;
     const auto how = GENERATE(tacomesh::mpi::on_host::shared_memory, tacomesh::mpi::on_host::mpi);
+    const auto remote = GENERATE(tacomesh::mpi::remote_memory::home_messages, tacomesh::mpi::remote_memory::rma);
     std::uint64_t sum = 0;
     tacomesh::mpi::run_report report;
-    taco::run(tacomesh::mpi::config{.cores = cores, .on_host = how, .report = &report}, [&] {
+    taco::run(tacomesh::mpi::config{.cores = cores, .on_host = how, .remote_memory = remote, .report = &report}, [&] {
         void* w = mesh::detail::allocate_bookkeeping(sizeof(std::uint64_t), 8);
         auto& word = *static_cast<std::atomic<std::uint64_t>*>(w);
         mesh::detail::shared_word<std::uint64_t>::store(word, 0);
@@ -80,9 +84,104 @@ TEST_CASE("mpi mesh: a shared word is atomic across ranks (atomics on a host's s
         mesh::detail::deallocate_bookkeeping(w);
     });
     CHECK(sum == std::uint64_t(cores) * each);
-    // Loads and stores where all ranks share a host and may use it; MPI RMA otherwise.
+    // Rank 0 reaches the copy through a shared window where the ranks of its
+    // host may use one: all ranks there, or (asking rank 0 for it) those of its host.
     CHECK(report.mesh_direct ==
-          (how == tacomesh::mpi::on_host::shared_memory && tacomesh::mpi::ranks_on_this_host() == tacomesh::mpi::ranks()));
+          (how == tacomesh::mpi::on_host::shared_memory &&
+           (remote == tacomesh::mpi::remote_memory::home_messages ||
+            tacomesh::mpi::ranks_on_this_host() == tacomesh::mpi::ranks())));
+}
+
+namespace {
+
+/// An object of one range larger than a request carries inline
+/// (home_requests::inline_bytes), so its copies travel as messages of their own.
+struct page_run {
+    std::array<std::uint64_t, 2048> words{}; // 16 KiB
+    bool uniform(std::uint64_t v) const {
+        return std::all_of(words.begin(), words.end(), [v](std::uint64_t w) { return w == v; });
+    }
+};
+/// An object with a part: its copies are the controllers' word operations
+/// and copies, not a versioned copy of one range.
+struct with_part : mesh::sharing_aware<with_part> {
+    mesh::vector<std::uint64_t> values;
+};
+
+struct seen_here {
+    std::uint64_t counter, pages, part_sum, part_size;
+    bool pages_uniform, versioned, on_home_host;
+};
+
+/// One core's turn: read what the previous core wrote, then write the next value.
+seen_here take_turn(mesh::sharing_ptr<counter> c, mesh::sharing_ptr<page_run> p, mesh::sharing_ptr<with_part> v,
+                    std::uint64_t next) {
+    seen_here s{};
+    s.versioned = taco::detail::runtime().versioned_copies;
+    const auto& session = tacomesh::mpi::detail::session::get();
+    s.on_home_host = session.host_of(session.rank()) == session.host_of(0);
+    s.counter = mesh::read(c)->n;
+    {
+        auto r = mesh::read(p);
+        s.pages = r->words[0];
+        s.pages_uniform = r->uniform(s.pages);
+    }
+    {
+        auto r = mesh::read(v);
+        s.part_size = r->values.size();
+        for (std::uint64_t x : r->values) s.part_sum += x;
+    }
+    mesh::write(c)->n = next;
+    mesh::write(p)->words.fill(next);
+    mesh::write(v)->values.push_back(next);
+    return s;
+}
+
+template <class Controller>
+void turns_across_ranks(tacomesh::mpi::on_host how, tacomesh::mpi::remote_memory remote) {
+    constexpr taco::core_id cores = 4;
+    constexpr std::uint64_t turns = 24;
+    taco::run(tacomesh::mpi::config{.cores = cores, .on_host = how, .remote_memory = remote}, [&] {
+        auto c = mesh::make_shared_object<counter, Controller>();
+        auto p = mesh::make_shared_object<page_run, Controller>();
+        auto v = mesh::make_shared_object<with_part, Controller>();
+        std::uint64_t sum = 0;
+        for (std::uint64_t t = 1; t <= turns; ++t) {
+            const taco::core_id at = taco::core_id(t % cores);
+            const seen_here s = taco::sync(at, &take_turn, c, p, v, t);
+            INFO("turn " << t << " on core " << at);
+            // Every write of the turn before is seen, whole.
+            CHECK(s.counter == t - 1);
+            CHECK(s.pages == t - 1);
+            CHECK(s.pages_uniform);
+            CHECK(s.part_size == t - 1);
+            CHECK(s.part_sum == sum);
+            sum += t;
+            // The ranks that ask the home do a seqlock's side in one
+            // exchange; the home, the ranks that share its copy (its host's,
+            // on_host::shared_memory) and RMA go by words and copies.
+            CHECK(s.versioned == (remote == tacomesh::mpi::remote_memory::home_messages && at != 0 &&
+                                  !(how == tacomesh::mpi::on_host::shared_memory && s.on_home_host)));
+        }
+        CHECK(mesh::read(c)->n == turns);
+        CHECK(mesh::read(p)->uniform(turns));
+        CHECK(mesh::read(v)->values.size() == turns);
+        mesh::destroy_shared_object(c);
+        mesh::destroy_shared_object(p);
+        mesh::destroy_shared_object(v);
+    });
+}
+
+} // namespace
+
+TEST_CASE("mpi mesh: each rank sees the last release whole under every controller and every way to the home's copy",
+          "[mpi]") {
+    const auto how = GENERATE(tacomesh::mpi::on_host::shared_memory, tacomesh::mpi::on_host::mpi);
+    const auto remote = GENERATE(tacomesh::mpi::remote_memory::home_messages, tacomesh::mpi::remote_memory::rma);
+    INFO("on_host " << int(how) << ", remote_memory " << int(remote));
+    SECTION("timestamp") { turns_across_ranks<mesh::controllers::timestamp>(how, remote); }
+    SECTION("broadcast") { turns_across_ranks<mesh::controllers::broadcast>(how, remote); }
+    SECTION("overlapped broadcast") { turns_across_ranks<mesh::controllers::overlapped_broadcast>(how, remote); }
 }
 
 TEST_CASE("mpi mesh: non-cached memory, which no store carries across ranks, is refused with a message", "[mpi]") {

@@ -6,14 +6,25 @@
 // move on to the next candidate if any rank could not), so a logical
 // address means the same on all of them. What a rank holds there is its
 // view, as a core process's on POSIX; the canonical copy of cached and
-// non-cached memory is one MPI window at the home rank (rank 0, whose core
-// 0 runs MESH's allocator): invalidate is an MPI_Get of exactly the range,
-// write-back an MPI_Put, and the words MESH updates from several cores
-// (taco::remote_memory_endpoint::word: version counters, pending writers,
-// the writer claim) are MPI_Fetch_and_op on the window. Every operation is
-// flushed before it returns, so operations of one core take effect in
-// program order, which is what the controllers' seqlock needs: a Get that
-// overlapped a Put is torn only between version reads that differ.
+// non-cached memory is at the home rank (rank 0, whose core 0 runs MESH's
+// allocator). The other ranks reach it one of two ways
+// (config.remote_memory):
+//
+// - home_messages (the default): requests that the home's core 0 serves
+//   when it polls (home_requests.hpp): invalidate and write-back copy the
+//   range in one exchange, the words MESH updates from several cores
+//   (taco::remote_memory_endpoint::word: version counters, pending writers,
+//   the writer claim) are atomics done there, and a seqlock's release or
+//   acquire of an object of one range is one exchange
+//   (taco::versioned_memory_endpoint). No MPI window: no one-sided
+//   component is needed for the network.
+// - rma: one MPI window at the home; invalidate is an MPI_Get of exactly
+//   the range, write-back an MPI_Put, the words MPI_Fetch_and_op.
+//
+// Every operation is complete before it returns, so operations of one core
+// take effect in program order, which is what the controllers' seqlock
+// needs: a copy that overlapped a write-back is torn only between version
+// reads that differ.
 //
 // Where all ranks share a host the window is MPI shared memory, and with
 // config.on_host = shared_memory (the default) the ranks reach the
@@ -38,6 +49,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -45,11 +58,30 @@
 #include <taco/core_id.hpp>
 #include <taco/platform/remote_memory.hpp>
 #include <taco/usage_error.hpp>
+#include <tacomesh/mpi/home_requests.hpp>
 #include <tacomesh/mpi/session.hpp>
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000 // Linux 4.17; older kernels take it as a hint (checked below)
 #endif
+
+namespace tacomesh::mpi {
+
+/// How a rank that cannot load and store MESH's canonical copy (a rank on
+/// another host than the home, or every rank with on_host::mpi) reaches it.
+enum class remote_memory : std::uint8_t {
+    /// Requests to the home rank, served by its core 0 when it polls: one
+    /// exchange per copy or word, and per release or acquire of an object
+    /// of one range. Over TCP a third to a sixth of RMA's cost.
+    home_messages,
+    /// MPI one-sided operations on a window at the home: for networks that
+    /// do RMA in hardware, where a home core that computes for long does
+    /// not hold the others up. Needs a one-sided component for the network
+    /// (mpirun --mca osc ucx,sm).
+    rma,
+};
+
+} // namespace tacomesh::mpi
 
 namespace tacomesh::mpi::detail {
 
@@ -80,13 +112,20 @@ public:
 
     /// Collective over `comm`. cores_here: cores of this rank; cores_per_rank: the most any rank has.
     /// direct: reach a window in shared memory by loads and stores (on_host::shared_memory).
+    /// how: the other ranks' way to the canonical copy; first_tag: the first
+    /// of the four tags of `comm` its requests use (home_messages).
     shared_memory(MPI_Comm comm, const memory_sizes& s, taco::core_id cores_here, taco::core_id cores_per_rank,
-                  bool direct)
+                  bool direct, remote_memory how = remote_memory::home_messages, int first_tag = 0)
         : cached_(round_up(s.cached)), non_cached_(round_up(s.non_cached)),
           private_stride_(round_up(s.private_per_core)), cores_per_rank_(cores_per_rank) {
         total_ = cached_ + non_cached_ + private_stride_ * std::max<taco::core_id>(cores_here, 1);
         reserve(comm);
         if (cached_ + non_cached_ == 0) return; // no shared memory asked for: no window
+        const session& ses = session::get();
+        if (how == remote_memory::home_messages && !(direct && ses.host_ranks() == ses.ranks())) {
+            open_home_copy(comm, direct, first_tag);
+            return;
+        }
         // Not fatal: a run that uses no MESH memory goes on, and one that
         // does hears why at its first allocation (region()). Once refused,
         // never tried again (every rank was refused: the same collective
@@ -136,6 +175,8 @@ public:
         check(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
     }
     ~shared_memory() {
+        requests_.reset();
+        if (home_copy_) ::munmap(home_copy_, cached_ + non_cached_);
         if (win_ != MPI_WIN_NULL) {
             MPI_Win_unlock_all(win_);
             MPI_Win_free(&win_); // collective: every rank's cores have stopped
@@ -173,9 +214,10 @@ public:
             throw std::invalid_argument("tacomesh::mpi: a shared word must be 4 or 8 aligned bytes of shared memory");
         if (canonical_) {
             std::byte* c = static_cast<std::byte*>(canonical_) + at;
-            return bytes == 8 ? direct_word(op, *reinterpret_cast<std::uint64_t*>(c), operand)
-                              : direct_word(op, *reinterpret_cast<std::uint32_t*>(c), std::uint32_t(operand));
+            return bytes == 8 ? word_at(op, *reinterpret_cast<std::uint64_t*>(c), operand)
+                              : word_at(op, *reinterpret_cast<std::uint32_t*>(c), std::uint32_t(operand));
         }
+        if (requests_) return requests_->word(op, std::uint64_t(at), bytes, operand);
         const MPI_Datatype type = bytes == 8 ? MPI_UINT64_T : MPI_UINT32_T;
         const MPI_Op mpi_op = op == taco::word_op::load        ? MPI_NO_OP
                               : op == taco::word_op::fetch_add ? MPI_SUM
@@ -190,9 +232,58 @@ public:
         return bytes == 8 ? out64 : out32;
     }
 
+    /// taco::versioned_memory_endpoint: a rank that asks the home for its
+    /// copies does a seqlock's side in one exchange. The home and direct
+    /// ranks do it with their own atomics and copies, as MESH does.
+    bool versioned_copies() const noexcept { return requests_ && !canonical_; }
+    std::uint64_t refresh_versioned(void* version, void* p, std::size_t n, std::uint64_t seen) {
+        if (!versioned_copies()) {
+            for (;;) { // the seqlock reader, by word operations and copies
+                const std::uint64_t v = word(taco::word_op::load, version, 8, 0);
+                if (v & 1) {
+                    if (waiting_) waiting_();
+                    continue;
+                }
+                if (v == seen) return v;
+                invalidate(p, n);
+                if (word(taco::word_op::load, version, 8, 0) == v) return v;
+            }
+        }
+        return requests_->refresh(std::uint64_t(checked_displacement(version, 8)),
+                                  std::uint64_t(checked_displacement(p, n)), static_cast<std::byte*>(p), n, seen,
+                                  waiting_);
+    }
+    std::uint64_t publish_versioned(void* version, const void* p, std::size_t n) {
+        if (!versioned_copies()) {
+            const std::uint64_t odd = word(taco::word_op::fetch_add, version, 8, 1) + 1;
+            write_back(p, n);
+            word(taco::word_op::store, version, 8, odd + 1);
+            return odd + 1;
+        }
+        return requests_->publish(std::uint64_t(checked_displacement(version, 8)),
+                                  std::uint64_t(checked_displacement(p, n)), static_cast<const std::byte*>(p), n,
+                                  waiting_);
+    }
+
+    /// Called between tests of a pending request (the failure watch's
+    /// report; a yield where the host is oversubscribed).
+    void on_wait(std::function<void()> f) {
+        waiting_ = f;
+        if (requests_) requests_->on_wait(std::move(f));
+    }
+    /// The home's core 0, when it polls: serve the other ranks' requests.
+    bool serves() const noexcept { return serving_; }
+    std::size_t serve() { return requests_->serve(); }
+    /// The run's end found a message by probing: a request is served, not dropped.
+    bool serve_matched(MPI_Message& m, const MPI_Status& st) {
+        if (!serves() || st.MPI_TAG != requests_->request_tag()) return false;
+        requests_->serve_matched(m, st);
+        return true;
+    }
+
     std::size_t mapped_bytes() const noexcept { return total_; }
     /// Whether this rank reaches the canonical copy by loads and stores.
-    bool direct() const noexcept { return canonical_ != nullptr; }
+    bool direct() const noexcept { return canonical_ != nullptr && !home_copy_; }
 
     /// After a lost rank: keep the window (its free is collective, and the
     /// lost rank would never take its part); the views still go.
@@ -201,26 +292,20 @@ public:
 private:
     static std::size_t round_up(std::uint64_t n) { return std::size_t((n + page - 1) / page * page); }
 
+    MPI_Aint checked_displacement(const void* p, std::size_t n) const {
+        const MPI_Aint at = displacement(p, n);
+        if (at < 0)
+            throw std::out_of_range("tacomesh::mpi: a versioned copy of " + std::to_string(n) +
+                                    " bytes outside MESH's shared memory");
+        return at;
+    }
+
     /// The window displacement of [p, p+n), or -1 outside cached and non-cached memory.
     MPI_Aint displacement(const void* p, std::size_t n) const noexcept {
         const auto* b = static_cast<const std::byte*>(p);
         if (b < base_ || b >= base_ + cached_ + non_cached_) return -1;
         if (n > std::size_t(base_ + cached_ + non_cached_ - b)) return -1;
         return MPI_Aint(b - base_);
-    }
-
-    /// seq_cst, as MPI_Fetch_and_op completed by a flush: the controllers'
-    /// word operations and the copies between them keep program order.
-    template <class T>
-    static std::uint64_t direct_word(taco::word_op op, T& w, T operand) noexcept {
-        std::atomic_ref<T> a(w);
-        switch (op) {
-        case taco::word_op::load: return a.load();
-        case taco::word_op::fetch_add: return a.fetch_add(operand);
-        case taco::word_op::store: a.store(operand); return 0;
-        case taco::word_op::exchange: return a.exchange(operand);
-        }
-        return 0;
     }
 
     void transfer(const void* p, std::size_t n, bool put) {
@@ -253,6 +338,15 @@ private:
             }
             return;
         }
+        if (requests_) {
+            for (std::size_t done = 0; done < n;) { // MPI counts are ints
+                const std::size_t piece = std::min<std::size_t>(n - done, std::size_t(1) << 30);
+                if (put) requests_->put(std::uint64_t(at) + done, view + done, piece);
+                else requests_->get(std::uint64_t(at) + done, view + done, piece);
+                done += piece;
+            }
+            return;
+        }
         for (std::size_t done = 0; done < n;) { // MPI counts are ints
             const int piece = int(std::min<std::size_t>(n - done, std::size_t(1) << 30));
             if (put)
@@ -262,6 +356,58 @@ private:
             done += std::size_t(piece);
         }
         check(MPI_Win_flush(home, win_), "MPI_Win_flush");
+    }
+
+    /// home_messages where some rank is on another host than the home (or
+    /// every rank, with on_host::mpi): the canonical copy is the home's
+    /// memory, which the ranks of its host share with `direct` (an MPI
+    /// shared-memory window among them alone: they reach it by loads and
+    /// stores, as on one host); every other rank asks the home for it.
+    void open_home_copy(MPI_Comm comm, bool direct, int first_tag) {
+        const int rank = session::get().rank();
+        const std::size_t bytes = cached_ + non_cached_;
+        std::string failed;
+        if (direct) { // every rank splits `comm` by host; the home's host makes the window
+            MPI_Comm host;
+            check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host), "MPI_Comm_split_type");
+            if (const int home_there = rank_in(comm, home, host); home_there != MPI_UNDEFINED) {
+                void* mine = nullptr;
+                if (MPI_Win_allocate_shared(rank == home ? MPI_Aint(bytes) : 0, 1, MPI_INFO_NULL, host, &mine, &win_) !=
+                    MPI_SUCCESS) {
+                    win_ = MPI_WIN_NULL;
+                    failed = "MPI_Win_allocate_shared refused it";
+                } else {
+                    MPI_Aint size = 0;
+                    int unit = 0;
+                    check(MPI_Win_shared_query(win_, home_there, &size, &unit, &canonical_), "MPI_Win_shared_query");
+                    check(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all"); // as the destructor expects
+                }
+            }
+            MPI_Comm_free(&host);
+        }
+        if (rank == home && !canonical_ && failed.empty()) {
+            void* got = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (got == MAP_FAILED) failed = "mmap refused it";
+            else home_copy_ = canonical_ = got;
+        }
+        if (!failed.empty())
+            window_error_ = "tacomesh::mpi: MESH's shared memory needs " + std::to_string(bytes) +
+                            " bytes at rank 0 for its canonical copy, and " + failed +
+                            "; lower config.cached_bytes or non_cached_bytes";
+        serving_ = rank == home;
+        requests_ = std::make_unique<home_requests>(comm, rank, first_tag,
+                                                    serving_ ? static_cast<std::byte*>(canonical_) : nullptr, bytes);
+    }
+    /// Rank r of `from` in `to` (MPI_UNDEFINED if not there): a local look-up.
+    static int rank_in(MPI_Comm from, int r, MPI_Comm to) {
+        MPI_Group a, b;
+        MPI_Comm_group(from, &a);
+        MPI_Comm_group(to, &b);
+        int there = MPI_UNDEFINED;
+        check(MPI_Group_translate_ranks(a, 1, &r, b, &there), "MPI_Group_translate_ranks");
+        MPI_Group_free(&a);
+        MPI_Group_free(&b);
+        return there;
     }
 
     /// Map total_ bytes at one address on every rank of `comm`.
@@ -296,7 +442,11 @@ private:
     taco::core_id cores_per_rank_;
     std::byte* base_ = nullptr;
     MPI_Win win_ = MPI_WIN_NULL;
-    void* canonical_ = nullptr; ///< the window, where this rank reaches it by loads and stores
+    void* canonical_ = nullptr; ///< the canonical copy, where this rank reaches it by loads and stores
+    void* home_copy_ = nullptr;  ///< home_messages, at the home, where no rank shares it: the canonical copy, mapped here
+    bool serving_ = false;       ///< home_messages, at the home: it serves the other ranks' requests
+    std::unique_ptr<home_requests> requests_; ///< home_messages: the other ranks' way to the copy
+    std::function<void()> waiting_;
     std::string window_error_; ///< why there is no window, where allocating it failed
 };
 

@@ -39,9 +39,11 @@
 // Code addresses in messages are relative to the program image
 // (taco/image_ptr.hpp), so ranks with different load addresses agree.
 //
-// MESH: shared memory is a view per rank with its canonical copy in an MPI
-// window at rank 0 (memory.hpp), so the endpoint models
-// taco::remote_memory_endpoint.
+// MESH: shared memory is a view per rank with its canonical copy at rank 0
+// (memory.hpp), so the endpoint models taco::remote_memory_endpoint, and
+// taco::versioned_memory_endpoint: where the other ranks reach the copy by
+// requests (config.remote_memory = home_messages, home_requests.hpp), rank
+// 0's core 0 serves them when it polls.
 //
 // A rank that dies is reported on rank 0 as taco::core_failure, under
 // `mpirun --enable-recovery` (failure_watch.hpp). Not yet: ranks started
@@ -70,6 +72,7 @@
 #include <taco/platform/core_threads.hpp>
 #include <taco/platform/platform.hpp>
 #include <taco/platform/remote_memory.hpp>
+#include <taco/platform/versioned_memory.hpp>
 #include <tacomesh/mpi/failure_watch.hpp>
 #include <tacomesh/mpi/host_channels.hpp>
 #include <tacomesh/mpi/memory.hpp>
@@ -114,6 +117,9 @@ struct config {
     idle_policy idle = idle_policy::poll;
     std::uint32_t window = 32; ///< messages a core may have sent to one core that it has not yet taken
     mpi::on_host on_host = on_host::shared_memory;
+    /// How ranks that cannot load and store MESH's canonical copy (other
+    /// hosts; every rank with on_host::mpi) reach it (memory.hpp).
+    mpi::remote_memory remote_memory = remote_memory::home_messages;
     /// MESH's shared memory (reserved, not used, until allocated): views on
     /// every rank, canonical copies at rank 0. 0 and 0: no MESH in the run.
     std::size_t cached_bytes = std::size_t(256) << 20;
@@ -153,6 +159,8 @@ struct run_state {
     int tag_of(core_id c) const noexcept { return int(c); }
     int urgent_tag_of(core_id c) const noexcept { return int(cores + c); }
     int credit_tag_of(core_id c) const noexcept { return int(2 * cores + c); }
+    /// The first of the four tags of MESH's requests to the home (home_requests.hpp).
+    int memory_tags() const noexcept { return int(3 * cores); }
     /// Messages a credit stands for: a receiver sends one per this many taken from a source.
     std::uint32_t credit_unit() const noexcept { return window / 2 ? window / 2 : 1; }
     /// Every core's id, as the payload of its credits (sends need the bytes
@@ -167,7 +175,8 @@ class endpoint {
 public:
     endpoint(detail::run_state& s, core_id id)
         : s_(s), id_(id), rings_out_(s.cores), out_(s.cores), taken_(s.cores),
-          my_header_(s.host ? &s.host->header_of(id) : nullptr), messages_(!s.host || s.host->spans_hosts()) {
+          my_header_(s.host ? &s.host->header_of(id) : nullptr), messages_(!s.host || s.host->spans_hosts()),
+          serves_memory_(id == 0 && s.memory->serves()) {
         if (messages_)
             for (auto& r : posted_) post(r);
     }
@@ -201,6 +210,13 @@ public:
     bool coherent() const noexcept { return false; }
     std::uint64_t word(taco::word_op op, void* w, std::size_t bytes, std::uint64_t operand) {
         return s_.memory->word(op, w, bytes, operand);
+    }
+    bool versioned_copies() const noexcept { return s_.memory->versioned_copies(); }
+    std::uint64_t refresh_versioned(void* version, void* p, std::size_t n, std::uint64_t seen) {
+        return s_.memory->refresh_versioned(version, p, n, seen);
+    }
+    std::uint64_t publish_versioned(void* version, const void* p, std::size_t n) {
+        return s_.memory->publish_versioned(version, p, n);
     }
 
     std::byte* try_acquire(core_id dest) {
@@ -242,6 +258,7 @@ public:
             for (std::size_t i = 0; i < rings_in_.size(); ++i) n += rings_in_[i]->consume(handle, per_ring_budget);
         }
         if (messages_) n += poll_messages(handle);
+        if (serves_memory_) n += s_.memory->serve();
         if (n) nap_ = std::chrono::microseconds{1};
         return n;
     }
@@ -255,6 +272,9 @@ public:
     }
     void pause() {
         if (s_.watch && s_.watch->failed()) [[unlikely]] s_.watch->throw_failure();
+        // The home's core may spin here in a seqlock read of an object whose
+        // write-back another rank is doing by requests to it: serve them.
+        if (serves_memory_) s_.memory->serve();
         if (s_.oversubscribed) ::sched_yield(); // the core we wait for may need this CPU
     }
 
@@ -405,6 +425,7 @@ private:
     detail::host_channels::header* my_header_; ///< none without host channels
     std::uint32_t rings_known_ = 0;             ///< my_header_->connected when rings_in_ was last brought up to date
     bool messages_;                             ///< some core is reached by MPI messages: poll them
+    bool serves_memory_; ///< core 0 of the home, where other ranks ask it for MESH's canonical copy
 };
 
 /// The MPI platform (satisfies taco::platform).
@@ -431,6 +452,7 @@ public:
         cmd.idle = std::uint32_t(c.idle);
         cmd.window = c.window;
         cmd.on_host = std::uint32_t(c.on_host);
+        cmd.remote_memory = std::uint32_t(c.remote_memory);
         cmd.cached_bytes = c.cached_bytes;
         cmd.non_cached_bytes = c.non_cached_bytes;
         cmd.private_bytes = c.private_bytes;
@@ -459,9 +481,9 @@ private:
         if (c.cores < 1) throw std::invalid_argument("tacomesh::mpi: config.cores (or threads_per_rank) must be at least 1");
         if (c.window < 1 || c.window > 65536)
             throw std::invalid_argument("tacomesh::mpi: config.window must be 1 to 65536, got " + std::to_string(c.window));
-        if (std::int64_t(c.cores) * 3 > std::int64_t(s.tag_limit()))
+        if (std::int64_t(c.cores) * 3 + 4 > std::int64_t(s.tag_limit()))
             throw std::invalid_argument("tacomesh::mpi: " + std::to_string(c.cores) +
-                                        " cores need three MPI tags each, more than this MPI's MPI_TAG_UB (" +
+                                        " cores need three MPI tags each (and MESH four), more than this MPI's MPI_TAG_UB (" +
                                         std::to_string(s.tag_limit()) + ")");
         const core_id per_rank = (c.cores + core_id(s.ranks()) - 1) / core_id(s.ranks());
         if (per_rank > 1 && !s.thread_multiple())
@@ -534,13 +556,19 @@ private:
         const bool host_memory = on_host(cmd.on_host) == on_host::shared_memory;
         rs.memory = std::make_unique<detail::shared_memory>(
             rs.comm, detail::memory_sizes{cmd.cached_bytes, cmd.non_cached_bytes, cmd.private_bytes},
-            core_id(mine.size()), core_id(per_rank), host_memory);
+            core_id(mine.size()), core_id(per_rank), host_memory, remote_memory(cmd.remote_memory), rs.memory_tags());
         rs.mesh_direct = rs.memory->direct();
         if (host_memory) rs.host = std::make_unique<detail::host_channels>(rs.comm, rs.rank, rs.ranks, rs.cores, rs.window);
         // The watch's thread makes MPI calls beside the cores': it needs MPI_THREAD_MULTIPLE.
         if (cmd.failure_timeout_ms && rs.ranks > 1 && s.thread_multiple())
             rs.watch = std::make_unique<detail::failure_watch>(s, rs.comm, rs.cores,
                                                                std::chrono::milliseconds(cmd.failure_timeout_ms));
+        // A core waiting for the home's answer learns there of a lost rank,
+        // and gives its CPU away where the host has fewer than its ranks.
+        rs.memory->on_wait([&rs] {
+            if (rs.watch && rs.watch->failed()) [[unlikely]] rs.watch->throw_failure();
+            if (rs.oversubscribed) ::sched_yield();
+        });
 
         std::exception_ptr error;
         try {
@@ -605,8 +633,13 @@ private:
                 int found = 0;
                 MPI_Message m;
                 MPI_Status st;
+                if (rs.memory->serves() && rs.memory->serve()) any = true; // a rank still at work may ask
                 detail::check(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, rs.comm, &found, &m, &st), "MPI_Improbe");
                 if (!found) return any;
+                if (rs.memory->serve_matched(m, st)) {
+                    any = true;
+                    continue;
+                }
                 int length = 0;
                 MPI_Get_count(&st, MPI_BYTE, &length);
                 std::vector<std::byte> sink(std::size_t(length > 0 ? length : 0) + 1);
@@ -623,5 +656,6 @@ private:
 
 static_assert(taco::platform<platform>);
 static_assert(taco::remote_memory_endpoint<endpoint>);
+static_assert(taco::versioned_memory_endpoint<endpoint>);
 
 } // namespace tacomesh::mpi

@@ -155,7 +155,7 @@ public:
     /// What rank 0 sends the serving ranks at the start of each run.
     struct command {
         enum : std::uint32_t { run, stop } kind = run;
-        std::uint32_t cores = 0, idle = 0, window = 0, failure_timeout_ms = 0, on_host = 0;
+        std::uint32_t cores = 0, idle = 0, window = 0, failure_timeout_ms = 0, on_host = 0, remote_memory = 0;
         std::uint64_t cached_bytes = 0, non_cached_bytes = 0, private_bytes = 0;
         unsigned char args[64] = {}; ///< taco::launch_args, as bytes
     };
