@@ -54,11 +54,15 @@ public:
     static constexpr std::uint64_t nothing_seen = ~std::uint64_t(0);
 
     /// This core's view made current, if the object moved since `seen` (the
-    /// version the view holds): version() and, if it differs, refresh(seen);
-    /// returns the version the view now holds. Where the platform does a
-    /// seqlock's acquire at the canonical copy (cluster ranks between hosts:
+    /// version the view holds, updated): version() and, if it differs,
+    /// refresh(seen). Where the platform does a seqlock's acquire at the
+    /// canonical copy (cluster ranks between hosts:
     /// taco::versioned_memory_endpoint), one exchange instead of three.
-    std::uint64_t current(std::uint64_t seen);
+    void make_current(std::uint64_t& seen) {
+        if (detail::memory().versioned_copies) [[unlikely]] return make_current_versioned(seen);
+        if (version() == seen) [[likely]] return;
+        seen = refresh(seen);
+    }
 
     /// Refresh this core's view of the object (and its SharingAware extra
     /// ranges) from memory, torn-free; returns the version it copied. With
@@ -143,6 +147,7 @@ private:
     /// The platform's versioned copies serve this object.
     bool versioned(const taco::detail::core& port) const noexcept { return port.versioned_copies && one_range(); }
     void count_invalidation(const detail::copied_ranges& copies) const;
+    [[gnu::cold]] void make_current_versioned(std::uint64_t& seen); // off the acquire's fast path
 
     detail::control_block& cb_;
     /// The counter as version() last read it: a refresh that follows starts
@@ -184,15 +189,15 @@ inline void controlled_object::count_invalidation(const detail::copied_ranges& c
     e.invalidated_bytes += copies.bytes(cb_.object, cb_.bytes);
 }
 
-inline std::uint64_t controlled_object::current(std::uint64_t seen) {
+inline void controlled_object::make_current_versioned(std::uint64_t& seen) {
     auto& port = detail::memory();
-    if (versioned(port)) [[unlikely]] {
-        const std::uint64_t v = port.refresh_versioned(&cb_.version, cb_.object, cb_.bytes, seen);
-        if (v != seen) count_invalidation(detail::copied_ranges(port));
-        return v;
+    if (!one_range()) {
+        if (version() != seen) seen = refresh(seen);
+        return;
     }
-    if (version() == seen) [[likely]] return seen;
-    return refresh(seen);
+    const std::uint64_t v = port.refresh_versioned(&cb_.version, cb_.object, cb_.bytes, seen);
+    if (v != seen) count_invalidation(detail::copied_ranges(port));
+    seen = v;
 }
 
 // Seqlock reader (see control_block::version). The object is copied first

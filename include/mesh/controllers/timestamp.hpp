@@ -20,7 +20,7 @@ struct timestamp {
     static void acquire_read(controlled_object& o, state& s) {
         // version() and, only if it moved, a refresh (tracked objects: of
         // what changed since); between hosts, one exchange for both.
-        s.seen = o.current(s.seen);
+        o.make_current(s.seen);
     }
     static void release_read(controlled_object&, state&) noexcept {}
     static void acquire_write(controlled_object& o, state& s) { acquire_read(o, s); }
