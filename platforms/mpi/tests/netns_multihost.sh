@@ -219,8 +219,9 @@ mpirun_args=(
     # With two hosts a tree spawn gains nothing; launch the one orted directly.
     --mca plm_rsh_no_tree_spawn 1
 )
-# The platform's MESH memory is an MPI window (MPI_Win_allocate across
-# hosts), and its ranks ask for MPI_THREAD_MULTIPLE. Over TCP, Open MPI 4.1
+# With config.remote_memory = rma the platform's MESH memory is an MPI
+# window (MPI_Win_allocate across hosts; bench_mpi's Put + Get baseline is
+# one too), and its ranks ask for MPI_THREAD_MULTIPLE. Over TCP, Open MPI 4.1
 # has no one-sided component for that by default: osc/rdma needs an RDMA
 # BTL (openib, ugni, uct), osc/pt2pt refuses MPI_THREAD_MULTIPLE ("The OSC
 # pt2pt component does not support MPI_THREAD_MULTIPLE in this release"),

@@ -184,6 +184,42 @@ TEST_CASE("mpi mesh: each rank sees the last release whole under every controlle
     SECTION("overlapped broadcast") { turns_across_ranks<mesh::controllers::overlapped_broadcast>(how, remote); }
 }
 
+namespace {
+
+constexpr std::size_t large_words = 8192; // 64 KiB: beyond a request's inline payload
+
+/// This core's write-back of the range, filled with `value`; then every
+/// word of its refreshed view checked against `expect` first (0: no check).
+std::uint64_t wrong_after_refresh(mesh::detail::address at, std::uint64_t expect, std::uint64_t value) {
+    auto* words = static_cast<std::uint64_t*>(at.p);
+    auto& port = mesh::detail::memory();
+    port.invalidate(words, large_words * sizeof *words);
+    const auto wrong = std::uint64_t(std::count_if(words, words + large_words, [&](std::uint64_t w) { return w != expect; }));
+    std::fill(words, words + large_words, value);
+    port.write_back(words, large_words * sizeof *words);
+    return expect ? wrong : 0;
+}
+
+} // namespace
+
+TEST_CASE("mpi mesh: a write-back and an invalidate larger than a request's payload go whole, in place", "[mpi]") {
+    constexpr taco::core_id cores = 3;
+    const auto remote = GENERATE(tacomesh::mpi::remote_memory::home_messages, tacomesh::mpi::remote_memory::rma);
+    std::uint64_t wrong = 0;
+    taco::run(tacomesh::mpi::config{.cores = cores, .on_host = tacomesh::mpi::on_host::mpi, .remote_memory = remote}, [&] {
+        void* p = mesh::allocate(large_words * sizeof(std::uint64_t));
+        const mesh::detail::address at{p};
+        std::uint64_t value = 1;
+        wrong += wrong_after_refresh(at, 0, value);
+        for (taco::core_id c : {1u, 2u, 0u, 2u, 1u}) {
+            wrong += taco::sync(c, &wrong_after_refresh, at, value, value + 1);
+            ++value;
+        }
+        mesh::deallocate(p);
+    });
+    CHECK(wrong == 0);
+}
+
 TEST_CASE("mpi mesh: non-cached memory, which no store carries across ranks, is refused with a message", "[mpi]") {
     taco::run(tacomesh::mpi::config{.cores = 2}, [] {
         CHECK_THROWS_WITH(mesh::allocate(64, mesh::memory_mode::non_cached),

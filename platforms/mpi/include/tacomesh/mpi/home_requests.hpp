@@ -14,7 +14,8 @@
 // one-sided components (osc/ucx, osc/pt2pt) serve a Get or an atomic in the
 // target's own MPI calls, so the home's core has to poll for either; and
 // there each completed RMA operation cost 35-120 us between two network
-// namespaces, against 14.5 us for a round trip of two messages. A seqlock's
+// namespaces, against about 17 us for a round trip of two messages (a
+// taco::sync, measured in the same runs). A seqlock's
 // release and acquire (three word operations and two copies, each
 // completed) then took 5x an MPI_Put + MPI_Get of the object. Done at the
 // home, each side is one exchange, and the seqlock's odd state is never
@@ -25,7 +26,8 @@
 // which a third rank may answer with a request of its own).
 //
 // Liveness: the home's core 0 answers when it polls (its idle loop, waits,
-// sends that find a channel full, and the run's end). A home core that
+// sends that find a channel full, pause() in a seqlock spin, and the run's
+// end). A home core that
 // computes for long without reaching one holds up the other ranks' MESH
 // accesses, as it holds up their invocations to it.
 #include <algorithm>
@@ -44,9 +46,9 @@
 
 namespace tacomesh::mpi::detail {
 
-/// The home's side of a word operation: seq_cst, as MPI_Fetch_and_op
-/// completed by a flush was (the controllers' words and copies keep
-/// program order).
+/// A word operation where the word is loaded and stored (the home, and the
+/// ranks that share its copy): seq_cst, as MPI_Fetch_and_op completed by a
+/// flush is (the controllers' words and copies keep program order).
 template <class T>
 std::uint64_t word_at(taco::word_op op, T& w, T operand) noexcept {
     std::atomic_ref<T> a(w);
@@ -65,8 +67,9 @@ struct versioned_at_home {
     enum status : std::uint32_t { copied, unchanged, busy };
 
     /// Reader: `busy` while a write-back is under way (odd: the home's own
-    /// publish, polling in its `during`), `unchanged` if the word is `seen`
-    /// and `always` is false; else `copy(version)` copies the range.
+    /// publish, polling in its `during`, or one by a rank of its host),
+    /// `unchanged` if the word is `seen` and `always` is false; else
+    /// `copy()` copies the range, and the word (even) is returned in v.
     template <class Copy>
     static status refresh(std::atomic<std::uint64_t>& version, std::uint64_t seen, bool always, std::uint64_t& v,
                           Copy&& copy) {
@@ -102,9 +105,8 @@ public:
     static constexpr std::size_t inline_bytes = 8192;
     static constexpr int home = 0;
 
-    /// Collective in effect (every rank makes one). `canonical`: the home's
-    /// copy (home rank only). `waiting`: called between tests of a pending
-    /// reply (the failure watch's report, a yield when oversubscribed).
+    /// Every rank of the run makes one. `canonical`: the home's copy (the
+    /// home rank only).
     home_requests(MPI_Comm comm, int rank, int first_tag, std::byte* canonical, std::size_t bytes)
         : comm_(comm), rank_(rank), request_tag_(first_tag), request_data_tag_(first_tag + 1),
           reply_tag_(first_tag + 2), reply_data_tag_(first_tag + 3), canonical_(canonical), bytes_(bytes),
@@ -120,6 +122,8 @@ public:
     home_requests(const home_requests&) = delete;
     home_requests& operator=(const home_requests&) = delete;
 
+    /// Called between tests of a pending reply (the failure watch's report,
+    /// a yield when oversubscribed).
     void on_wait(std::function<void()> f) { waiting_ = std::move(f); }
     int request_tag() const noexcept { return request_tag_; }
 
@@ -140,7 +144,7 @@ public:
         for (;;) {
             const reply a = exchange({kind::refresh, 0, always, at, n, version_at, seen}, {}, {view, n});
             if (a.status != versioned_at_home::busy) return a.value;
-            pause(); // the home's own write-back of it is under way
+            if (pause) pause(); // a write-back of it is under way at the home
         }
     }
     std::uint64_t publish(std::uint64_t version_at, std::uint64_t at, const std::byte* view, std::size_t n,
@@ -148,7 +152,7 @@ public:
         for (;;) {
             const reply a = exchange({kind::publish, 0, 0, at, n, version_at, 0}, {view, n}, {});
             if (a.status != versioned_at_home::busy) return a.value;
-            pause();
+            if (pause) pause();
         }
     }
 
@@ -269,15 +273,19 @@ private:
                 check(MPI_Recv(to, int(r.bytes), MPI_BYTE, source, request_data_tag_, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
         };
         reply a;
-        // A reply's payload is copied out first, then sent: ranks on the
+        // A refresh's payload is copied out first, then sent: ranks on the
         // home's host may write the copy meanwhile (by loads and stores,
-        // marking the version odd as the seqlock asks), so a refresh's copy
-        // is checked against the version before it goes.
+        // marking the version odd as the seqlock asks), so the copy is
+        // checked against the version before it goes. A large get is sent
+        // from the copy itself, as an RMA Get reads it: the requester's own
+        // version reads catch a write-back that overlapped it.
         std::vector<std::byte>& out = reply_buffer_;
+        const std::byte* data = nullptr;
         std::size_t data_bytes = 0;
         auto copy_out = [&](const std::byte* from, std::size_t n) {
             out.resize(sizeof a + n);
             std::memcpy(out.data() + sizeof a, from, n);
+            data = out.data() + sizeof a;
             data_bytes = n;
         };
         switch (r.what) {
@@ -290,7 +298,13 @@ private:
                                              std::uint32_t(r.operand));
             break;
         }
-        case kind::get: copy_out(at_home(r.at, r.bytes), r.bytes); break;
+        case kind::get:
+            if (r.bytes <= inline_bytes) copy_out(at_home(r.at, r.bytes), r.bytes);
+            else {
+                data = at_home(r.at, r.bytes);
+                data_bytes = r.bytes;
+            }
+            break;
         case kind::put: take_payload(at_home(r.at, r.bytes)); break;
         case kind::refresh: {
             auto& v = version_word(r.version_at);
@@ -313,13 +327,16 @@ private:
                                      std::to_string(std::uint32_t(r.what)) + " from rank " + std::to_string(source));
         }
         // The reply, its payload in the same message where it fits.
-        const bool data_inline = data_bytes <= inline_bytes;
-        out.resize(sizeof a + data_bytes);
-        std::memcpy(out.data(), &a, sizeof a);
-        const std::size_t first = sizeof a + (data_inline ? data_bytes : 0);
-        check(MPI_Send(out.data(), int(first), MPI_BYTE, source, reply_tag_, comm_), "MPI_Send");
-        if (!data_inline)
-            check(MPI_Send(out.data() + sizeof a, int(data_bytes), MPI_BYTE, source, reply_data_tag_, comm_), "MPI_Send");
+        if (data_bytes <= inline_bytes) {
+            out.resize(sizeof a + data_bytes); // the payload is there already (copy_out)
+            std::memcpy(out.data(), &a, sizeof a);
+            check(MPI_Send(out.data(), int(out.size()), MPI_BYTE, source, reply_tag_, comm_), "MPI_Send");
+        } else {
+            check(MPI_Send(&a, int(sizeof a), MPI_BYTE, source, reply_tag_, comm_), "MPI_Send");
+            check(MPI_Send(data, int(data_bytes), MPI_BYTE, source, reply_data_tag_, comm_), "MPI_Send");
+        }
+        // A large object's refresh needed its size here once: not for the run.
+        if (out.capacity() > (std::size_t(1) << 20)) std::vector<std::byte>().swap(out);
     }
 
     std::atomic<std::uint64_t>& version_word(std::uint64_t at) const {

@@ -237,7 +237,7 @@ public:
     /// ranks do it with their own atomics and copies, as MESH does.
     bool versioned_copies() const noexcept { return requests_ && !canonical_; }
     std::uint64_t refresh_versioned(void* version, void* p, std::size_t n, std::uint64_t seen) {
-        if (!versioned_copies()) {
+        if (!versioned_copies() || n > max_piece) {
             for (;;) { // the seqlock reader, by word operations and copies
                 const std::uint64_t v = word(taco::word_op::load, version, 8, 0);
                 if (v & 1) {
@@ -254,7 +254,7 @@ public:
                                   waiting_);
     }
     std::uint64_t publish_versioned(void* version, const void* p, std::size_t n) {
-        if (!versioned_copies()) {
+        if (!versioned_copies() || n > max_piece) {
             const std::uint64_t odd = word(taco::word_op::fetch_add, version, 8, 1) + 1;
             write_back(p, n);
             word(taco::word_op::store, version, 8, odd + 1);
@@ -291,6 +291,8 @@ public:
 
 private:
     static std::size_t round_up(std::uint64_t n) { return std::size_t((n + page - 1) / page * page); }
+    /// The most one MPI call moves (its counts are ints): larger copies go in pieces.
+    static constexpr std::size_t max_piece = std::size_t(1) << 30;
 
     MPI_Aint checked_displacement(const void* p, std::size_t n) const {
         const MPI_Aint at = displacement(p, n);
@@ -340,7 +342,7 @@ private:
         }
         if (requests_) {
             for (std::size_t done = 0; done < n;) { // MPI counts are ints
-                const std::size_t piece = std::min<std::size_t>(n - done, std::size_t(1) << 30);
+                const std::size_t piece = std::min(n - done, max_piece);
                 if (put) requests_->put(std::uint64_t(at) + done, view + done, piece);
                 else requests_->get(std::uint64_t(at) + done, view + done, piece);
                 done += piece;
@@ -348,7 +350,7 @@ private:
             return;
         }
         for (std::size_t done = 0; done < n;) { // MPI counts are ints
-            const int piece = int(std::min<std::size_t>(n - done, std::size_t(1) << 30));
+            const int piece = int(std::min(n - done, max_piece));
             if (put)
                 check(MPI_Put(view + done, piece, MPI_BYTE, home, at + MPI_Aint(done), piece, MPI_BYTE, win_), "MPI_Put");
             else
