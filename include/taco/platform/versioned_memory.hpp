@@ -6,7 +6,8 @@
 // (mark odd, copy, mark even) and acquire (read the word, copy, read it
 // again) cost three each; a platform whose canonical copy is kept by a
 // process of its own (platforms/mpi: the home rank) can do either side
-// there, where nothing else touches the copy meanwhile, and answer once.
+// there, under the same seqlock as the copy's other writers, and answer
+// once.
 // MESH uses these for objects that are one range (no SharingAware parts)
 // where versioned_copies() is true for the run; elsewhere the word
 // operations and copies of remote_memory_endpoint, as before.
