@@ -188,16 +188,8 @@ struct pattern_estimate {
     std::optional<std::span<const term_id>> values;
 };
 
-inline pattern_estimate estimate(const store_view& v, const encoded_pattern& p) {
-    std::array<term_id, 3> c;
-    for (int i = 0; i < 3; ++i) c[i] = p.at[i].is_var() ? no_term : p.at[i].id;
-    pattern_estimate e;
-    unsigned bound = 0;
-    for (int i = 0; i < 3; ++i) bound |= unsigned(c[i] != no_term) << i;
-    const order o = *order_for(bound, -1);
-    const index_range r = prefix_range(v, o, c, unsigned(std::popcount(bound)));
-    e.rows = r.size();
-    if (std::popcount(bound) == 2) e.values = v[o].third.subspan(r.begin, r.size());
+/// The distinct values per position, from e.rows and the per-predicate statistics.
+inline void estimate_distinct(const store_view& v, const encoded_pattern& p, pattern_estimate& e) {
     const unsigned vars = unsigned(p.at[0].is_var()) + p.at[1].is_var() + p.at[2].is_var();
     for (int i = 0; i < 3; ++i) e.distinct[i] = e.rows;
     if (vars >= 2 && !p.at[1].is_var()) {
@@ -209,6 +201,19 @@ inline pattern_estimate estimate(const store_view& v, const encoded_pattern& p) 
         e.distinct[1] = std::min<double>(e.rows, double(v.predicates.size()));
     }
     for (double& d : e.distinct) d = std::max(1.0, d);
+}
+
+inline pattern_estimate estimate(const store_view& v, const encoded_pattern& p) {
+    std::array<term_id, 3> c;
+    for (int i = 0; i < 3; ++i) c[i] = p.at[i].is_var() ? no_term : p.at[i].id;
+    pattern_estimate e;
+    unsigned bound = 0;
+    for (int i = 0; i < 3; ++i) bound |= unsigned(c[i] != no_term) << i;
+    const order o = *order_for(bound, -1);
+    const index_range r = prefix_range(v, o, c, unsigned(std::popcount(bound)));
+    e.rows = r.size();
+    if (std::popcount(bound) == 2) e.values = v[o].third.subspan(r.begin, r.size());
+    estimate_distinct(v, p, e);
     return e;
 }
 
@@ -254,14 +259,27 @@ inline bool uses(const encoded_pattern& p, var_id x) {
 /// by the rows is shared while a pass over a pattern's matches (a hash
 /// table's build, a merge's other side, the first scan itself) is made by
 /// every core in full: past one way, lookups win over builds sooner.
+///
+/// `counted`: each pattern's matches, counted elsewhere (a sharded store,
+/// sharded.hpp: `v` then holds one core's part, whose ranges are not the
+/// whole's); the matched values that single_variable_join samples are not
+/// known then, and the textbook estimate stands.
 inline plan make_plan(const encoded_query& q, const store_view& v, std::optional<join_kind> force = std::nullopt,
-                      unsigned ways = 1) {
+                      unsigned ways = 1, std::span<const std::uint64_t> counted = {}) {
     const double share = 1.0 / std::max(1u, ways);
     const std::size_t n = q.patterns.size();
     plan out;
     if (n == 0) return out;
     std::vector<detail::pattern_estimate> est;
     for (const auto& p : q.patterns) est.push_back(detail::estimate(v, p));
+    if (!counted.empty()) {
+        if (counted.size() != n) throw std::logic_error("rdf: make_plan: a count for every pattern, or none");
+        for (std::size_t i = 0; i < n; ++i) {
+            est[i].rows = double(counted[i]);
+            est[i].values.reset();
+            detail::estimate_distinct(v, q.patterns[i], est[i]);
+        }
+    }
     const std::size_t nv = q.variables.size();
 
     // Distinct values of each variable in a pattern (min over its positions).

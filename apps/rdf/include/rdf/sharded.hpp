@@ -1,0 +1,544 @@
+#pragma once
+// The store sharded over the cores (MPI ranks, or any TACO platform's
+// cores), for data that one machine's memory does not hold: each core keeps
+// its METIS regions' part of the triples (the RDF-on-the-SCC paper's
+// buckets, section III.D) in private memory, and a query's rows travel to
+// the core that holds what their next pattern needs. parallel.hpp's models
+// share one whole store; here no core holds it.
+//
+// Placement. The regions (partition.hpp) are dealt to the cores, which makes
+// every term an owner. A triple is kept twice, by two owners:
+// - its subject's owner keeps it in the S-led orders (SPO, PSO);
+// - its object's owner keeps it in the O-led orders (OSP, POS) if the object
+//   is an entity; a literal, or a class (an rdf:type object), would gather
+//   every member of a class on one core, so those triples stay with the
+//   subject's owner there too.
+// So the index across all cores is the size of one store's, and a pattern
+// whose subject is known is answered whole by that subject's owner; one whose
+// object is known (and subject not), by the object's owner, or, for a
+// literal or a class, by every core over its own subjects; one with neither,
+// by every core, each over its own subjects. Every match is found on exactly
+// one core.
+//
+// A query. Core 0 (the master) encodes it with the dictionary (every core
+// has a copy), asks each core for its count of each pattern's matches and
+// plans with the sums (make_plan's `counted`). Each core then runs the plan:
+// step 0 over its own part, and before each later step it sends each row to
+// the owner that can extend it (or to every core, as above), one batch to
+// each core per step, empty or not, so a core knows a step's rows are all
+// in when it has a batch from every core: the semi-join is a shuffle of the
+// rows, never a lookup across the network per row. The last step's rows go
+// to the master, which projects them and applies DISTINCT and LIMIT.
+// Every step is a lookup per row in the local part (a bind join): rows that
+// arrive from several cores are not sorted for a merge, and a hash table
+// over the pattern's matches would hold matches no row of this core needs.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <malloc.h>
+
+#include <taco/taco.hpp>
+#include <tacomesh/posix/resident_memory.hpp>
+#include <rdf/execute.hpp>
+#include <rdf/partition.hpp>
+#include <rdf/plan.hpp>
+#include <rdf/query_engine.hpp>
+#include <rdf/store.hpp>
+
+namespace rdf {
+
+/// One core's part of a sharded store, after it was built.
+struct shard_stats {
+    std::uint64_t subject_triples = 0;  ///< kept in SPO and PSO (their subject is this core's)
+    std::uint64_t object_triples = 0;   ///< kept in OSP and POS
+    std::uint64_t index_bytes = 0;      ///< the four orders' part here
+    std::uint64_t dictionary_bytes = 0; ///< the dictionary's copy
+    std::uint64_t resident_bytes = 0;   ///< this process's resident memory now (VmRSS): per MPI rank
+    std::uint64_t peak_resident_bytes = 0; ///< ... and its peak (VmHWM)
+};
+
+namespace detail {
+
+/// A term's owner and whether it is an entity, in one word per term:
+/// owners below 2^15 (TACO runs at most 1024 cores).
+inline constexpr std::uint16_t not_an_entity = 0x8000;
+inline std::uint32_t owner_of(std::span<const std::uint16_t> route, term_id t) noexcept { return route[t] & 0x7fffu; }
+inline bool is_entity(std::span<const std::uint16_t> route, term_id t) noexcept { return !(route[t] & not_an_entity); }
+
+/// Where a triple's O-led copy lives (the file comment's placement).
+inline std::uint32_t object_shard_owner(std::span<const std::uint16_t> route, const triple& t) noexcept {
+    return is_entity(route, t.o) ? owner_of(route, t.o) : owner_of(route, t.s);
+}
+
+/// The matches of a pattern whose positions `bits` have the values c, in
+/// one core's part: the order whose shard is complete for what is known
+/// (S-led if the subject is, O-led if only the object is), its prefix, and
+/// the rest of what is known checked per match (subject and object known,
+/// predicate not: SPO's subject range).
+template <class Visit>
+void for_each_shard_match(const store_view& v, const std::array<term_id, 3>& c, unsigned bits, Visit&& visit) {
+    struct read {
+        order o;
+        unsigned prefix; ///< the positions the order's prefix fixes
+    };
+    // Bits: 1 subject, 2 predicate, 4 object.
+    static constexpr std::array<read, 8> by_bits{{{order::spo, 0},
+                                                  {order::spo, 1},
+                                                  {order::pso, 2},
+                                                  {order::spo, 3},
+                                                  {order::osp, 4},
+                                                  {order::spo, 1},
+                                                  {order::pos, 6},
+                                                  {order::spo, 7}}};
+    const read r = by_bits[bits & 7u];
+    const unsigned unchecked = bits & ~r.prefix;
+    for_each_match(v, r.o, c, r.prefix, [&](const std::array<term_id, 3>& t) {
+        for (int i = 0; i < 3; ++i)
+            if ((unchecked >> i & 1u) && t[std::size_t(i)] != c[std::size_t(i)]) return;
+        visit(t);
+    });
+}
+
+/// The variables of each step's output, as execute() lays them out.
+inline std::vector<table> step_layouts(std::span<const encoded_pattern> patterns, std::span<const plan_step> steps) {
+    std::vector<table> out;
+    table t;
+    for (const plan_step& st : steps) {
+        t = next_table(t, roles(patterns[st.pattern], t));
+        out.push_back(t);
+    }
+    return out;
+}
+
+} // namespace detail
+
+class shard_master;
+
+/// One per core: its part of the store, and its side of every query.
+class shard_worker {
+public:
+    shard_worker(std::uint32_t rank, std::uint32_t cores) : rank_(rank), cores_(cores) {}
+
+    // Building (the master sends the parts in order, then calls build).
+    void take_text(taco::view<char> p) { text_.insert(text_.end(), p.begin(), p.end()); }
+    void take_offsets(taco::view<std::uint64_t> p) { offsets_.insert(offsets_.end(), p.begin(), p.end()); }
+    void take_table(taco::view<std::uint32_t> p) { table_.insert(table_.end(), p.begin(), p.end()); }
+    void take_routes(taco::view<std::uint16_t> p) { route_.insert(route_.end(), p.begin(), p.end()); }
+    void take_predicates(taco::view<predicate_stat> p) { predicates_.assign(p.begin(), p.end()); }
+    /// Triples in SPO order: `by_object` false: this core's subjects', else its O-led copies.
+    void take_triples(bool by_object, taco::view<triple> p) {
+        auto& to = by_object ? by_object_ : by_subject_;
+        to.insert(to.end(), p.begin(), p.end());
+    }
+    void connect(taco::global_ptr<shard_master> master, std::vector<taco::global_ptr<shard_worker>> workers) {
+        master_ = master;
+        workers_ = std::move(workers);
+    }
+    /// The four orders from the triples received, which are then let go.
+    shard_stats build();
+    shard_stats stats() const {
+        shard_stats s = stats_;
+        s.resident_bytes = std::uint64_t(std::max(0L, tacomesh::posix::status_kib("VmRSS"))) * 1024;
+        s.peak_resident_bytes = tacomesh::posix::peak_resident_bytes();
+        return s;
+    }
+
+    store_view view() const {
+        return {dictionary_view(text_, offsets_, table_), index_.perm_views(), span_of(index_.predicates)};
+    }
+
+    // A query.
+    /// This core's matches of each pattern, to the master (planning).
+    void count(std::uint64_t query, std::vector<encoded_pattern> patterns);
+    /// The plan: runs step 0 here and sends its rows on.
+    void begin(std::uint64_t query, std::vector<encoded_pattern> patterns, std::vector<plan_step> steps, query_limits limits);
+    /// A core's batch of rows for step `step` (their layout: step - 1's output).
+    void receive(std::uint64_t query, std::uint32_t step, taco::view<term_id> cells, std::uint64_t rows) {
+        deliver(query, step, cells, rows);
+        advance();
+    }
+
+private:
+    struct inbox {
+        std::vector<term_id> cells;
+        std::uint64_t rows = 0;
+        std::uint32_t batches = 0;
+    };
+
+    void deliver(std::uint64_t query, std::uint32_t step, std::span<const term_id> cells, std::uint64_t rows) {
+        if (query != query_) { // a batch of the next query, ahead of the master's begin
+            query_ = query;
+            reset();
+        }
+        inbox& in = inbox_[step];
+        in.cells.insert(in.cells.end(), cells.begin(), cells.end());
+        in.rows += rows;
+        ++in.batches;
+    }
+    void reset() {
+        inbox_.clear();
+        started_ = false;
+        refused_.clear();
+    }
+    void advance();
+    table join(std::uint32_t step, const table& in);
+    void send_on(std::uint32_t step, const table& rows);
+
+    std::uint32_t rank_, cores_;
+    taco::global_ptr<shard_master> master_;
+    std::vector<taco::global_ptr<shard_worker>> workers_;
+    std::vector<char> text_;
+    std::vector<std::uint64_t> offsets_;
+    std::vector<std::uint32_t> table_;
+    std::vector<std::uint16_t> route_;
+    std::vector<predicate_stat> predicates_;
+    std::vector<triple> by_subject_, by_object_;
+    index_parts<std_vector> index_;
+    shard_stats stats_;
+
+    // The query under way.
+    std::uint64_t query_ = ~std::uint64_t(0);
+    bool started_ = false;
+    std::vector<encoded_pattern> patterns_;
+    std::vector<plan_step> steps_;
+    std::vector<table> layouts_;
+    query_limits limits_;
+    std::uint32_t next_ = 0; ///< the next step to run
+    std::map<std::uint32_t, inbox> inbox_;
+    std::string refused_; ///< result_too_large's text, once a step here passed the budget
+};
+
+/// Core 0's side: what the workers send back.
+class shard_master {
+public:
+    explicit shard_master(std::uint32_t cores) : cores_(cores) {}
+
+    void counted(std::uint64_t query, std::uint32_t, taco::view<std::uint64_t> counts) {
+        if (query != query_) return;
+        if (counts_.empty()) counts_.assign(counts.size(), 0);
+        for (std::size_t i = 0; i < counts.size() && i < counts_.size(); ++i) counts_[i] += counts[i];
+        ++replies_;
+    }
+    void collect(std::uint64_t query, std::uint32_t rank, taco::view<term_id> cells, std::uint64_t rows, std::string refused) {
+        if (query != query_) return;
+        rows_[rank].cells.assign(cells.begin(), cells.end());
+        rows_[rank].count = rows;
+        if (!refused.empty() && refused_.empty()) refused_ = std::move(refused);
+        ++replies_;
+    }
+
+    void start(std::uint64_t query) {
+        query_ = query;
+        replies_ = 0;
+        counts_.clear();
+        rows_.assign(cores_, table{});
+        refused_.clear();
+    }
+    bool all_replied() const noexcept { return replies_ == cores_; }
+    const std::vector<std::uint64_t>& counts() const noexcept { return counts_; }
+    std::vector<table>& rows() noexcept { return rows_; }
+    const std::string& refused() const noexcept { return refused_; }
+    /// Replies are counted anew: the counts are in, the rows come next.
+    void next_round() noexcept { replies_ = 0; }
+
+private:
+    std::uint32_t cores_;
+    std::uint64_t query_ = 0;
+    std::uint32_t replies_ = 0;
+    std::vector<std::uint64_t> counts_;
+    std::vector<table> rows_;
+    std::string refused_;
+};
+
+inline shard_stats shard_worker::build() {
+    // SPO and PSO from the subjects' triples, OSP and POS from the objects'
+    // (detail::scatter: a stable counting sort by the first component keeps
+    // the (second, third) order the source has within each bucket).
+    const term_id terms = term_id(std::max<std::size_t>(1, route_.size()));
+    auto source = [](const std::vector<triple>& ts) {
+        return [&ts](auto&& visit) {
+            for (const triple& t : ts) visit(std::array<term_id, 3>{t.s, t.p, t.o});
+        };
+    };
+    if (by_subject_.size() >= std::numeric_limits<std::uint32_t>::max() || by_object_.size() >= std::numeric_limits<std::uint32_t>::max())
+        throw std::length_error("rdf: more than 2^32 - 1 triples on one core of a sharded store; shard over more cores");
+    detail::scatter(index_, order::spo, terms - 1, source(by_subject_));
+    detail::scatter(index_, order::pso, terms - 1, source(by_subject_));
+    detail::scatter(index_, order::osp, terms - 1, source(by_object_));
+    detail::scatter(index_, order::pos, terms - 1, detail::enumerate(index_, order::osp));
+    index_.predicates.assign(predicates_.begin(), predicates_.end());
+    stats_.subject_triples = by_subject_.size();
+    stats_.object_triples = by_object_.size();
+    std::vector<triple>().swap(by_subject_);
+    std::vector<triple>().swap(by_object_);
+    stats_.index_bytes = index_.bytes() + route_.size() * sizeof(std::uint16_t);
+    stats_.dictionary_bytes = text_.size() + offsets_.size() * sizeof(std::uint64_t) + table_.size() * sizeof(std::uint32_t);
+    return stats();
+}
+
+inline void shard_worker::count(std::uint64_t query, std::vector<encoded_pattern> patterns) {
+    const store_view v = view();
+    std::vector<std::uint64_t> counts;
+    for (const encoded_pattern& p : patterns) {
+        std::array<term_id, 3> c;
+        const unsigned bits = detail::constant_bits(detail::roles(p, table{}), c);
+        std::uint64_t n = 0;
+        detail::for_each_shard_match(v, c, bits, [&](const std::array<term_id, 3>&) { ++n; });
+        counts.push_back(n);
+    }
+    taco::async(master_, &shard_master::counted, query, rank_, taco::view<std::uint64_t>(counts));
+}
+
+inline void shard_worker::begin(std::uint64_t query, std::vector<encoded_pattern> patterns, std::vector<plan_step> steps,
+                                query_limits limits) {
+    if (query != query_) {
+        query_ = query;
+        reset();
+    }
+    patterns_ = std::move(patterns);
+    steps_ = std::move(steps);
+    layouts_ = detail::step_layouts(patterns_, steps_);
+    limits_ = limits;
+    started_ = true;
+    // Step 0 over this core's part: one row without columns, extended by
+    // the pattern's matches (the placement finds each on exactly one core).
+    table unit;
+    unit.count = 1;
+    next_ = 1;
+    send_on(1, join(0, unit));
+    advance();
+}
+
+inline void shard_worker::advance() {
+    while (started_ && next_ < steps_.size()) {
+        const auto it = inbox_.find(next_);
+        if (it == inbox_.end() || it->second.batches < cores_) return;
+        table in = layouts_[next_ - 1];
+        in.cells = std::move(it->second.cells);
+        in.count = it->second.rows;
+        inbox_.erase(it);
+        const std::uint32_t step = next_++;
+        send_on(step + 1, join(step, in));
+    }
+}
+
+inline table shard_worker::join(std::uint32_t step, const table& in) {
+    const encoded_pattern& p = patterns_[steps_[step].pattern];
+    const detail::pattern_roles r = detail::roles(p, in);
+    table out = detail::next_table(in, r);
+    if (!refused_.empty()) return out; // refused already: the protocol goes on, empty
+    std::array<term_id, 3> base;
+    const unsigned bits = detail::lookup_bits(r, base);
+    const store_view v = view();
+    const std::size_t cap = limits_.rows_for_width(out.width());
+    for (std::size_t row = 0; row < in.rows(); ++row) {
+        const auto values = in.row(row);
+        detail::for_each_shard_match(v, detail::lookup_key(r, base, values), bits,
+                                     [&](const std::array<term_id, 3>& t) { detail::extend_row(out, values, r, t, in.width()); });
+        if (out.count > cap) {
+            refused_ = "the query's rows at its pattern " + std::to_string(steps_[step].pattern + 1) +
+                       " pass the budget on core " + std::to_string(rank_) + " of the sharded store: more than " +
+                       limits_.describe(out.width());
+            out.cells.clear();
+            out.count = 0;
+            break;
+        }
+    }
+    return out;
+}
+
+inline void shard_worker::send_on(std::uint32_t step, const table& rows) {
+    if (step == steps_.size()) { // the last step's rows: to the master
+        taco::async(master_, &shard_master::collect, query_, rank_, taco::view<term_id>(rows.cells), std::uint64_t(rows.count),
+                    refused_);
+        return;
+    }
+    // Each row to the core that holds what step `step` looks up.
+    const encoded_pattern& p = patterns_[steps_[step].pattern];
+    const detail::pattern_roles r = detail::roles(p, rows);
+    auto known = [&](int pos, std::span<const term_id> row) -> term_id {
+        const detail::position_role& role = r.at[std::size_t(pos)];
+        if (role.what == detail::position_role::constant) return role.id;
+        if (role.what == detail::position_role::joined) return row[std::size_t(role.column)];
+        return no_term;
+    };
+    std::vector<std::vector<term_id>> to(cores_);
+    std::vector<std::uint64_t> counts(cores_, 0);
+    const std::span<const std::uint16_t> route = route_;
+    for (std::size_t i = 0; i < rows.rows(); ++i) {
+        const auto row = rows.row(i);
+        const term_id s = known(0, row), o = known(2, row);
+        std::uint32_t dest = cores_; // cores_: every core
+        if (s != no_term) dest = detail::owner_of(route, s);
+        else if (o != no_term && detail::is_entity(route, o)) dest = detail::owner_of(route, o);
+        for (std::uint32_t d = dest == cores_ ? 0 : dest; d < (dest == cores_ ? cores_ : dest + 1); ++d) {
+            to[d].insert(to[d].end(), row.begin(), row.end());
+            ++counts[d];
+        }
+    }
+    for (std::uint32_t d = 0; d < cores_; ++d)
+        if (d != rank_) taco::async(workers_[d], &shard_worker::receive, query_, step, taco::view<term_id>(to[d]), counts[d]);
+    deliver(query_, step, to[rank_], counts[rank_]);
+}
+
+/// The master's side, on core 0: a shard_worker per core, and the queries.
+class sharded_cluster {
+public:
+    /// Deal `s` out to the cores (every core's shard built when this
+    /// returns); the caller may then let `s` go.
+    explicit sharded_cluster(const store& s) : cores_(taco::core_count()), master_(cores_) {
+        if (cores_ >= 0x8000) throw std::invalid_argument("rdf: a sharded store takes at most 32767 cores");
+        for (std::uint32_t i = 0; i < cores_; ++i)
+            workers_.push_back(taco::new_on<shard_worker>(taco::core_id(i), i, cores_).get());
+        const auto master = taco::to_global(&master_);
+        for (auto w : workers_) taco::sync(w, &shard_worker::connect, master, workers_);
+        distribute(s);
+    }
+    ~sharded_cluster() {
+        for (auto w : workers_) taco::delete_on(w);
+    }
+    sharded_cluster(const sharded_cluster&) = delete;
+    sharded_cluster& operator=(const sharded_cluster&) = delete;
+
+    std::uint32_t cores() const noexcept { return cores_; }
+    /// Core 0's part; its dictionary is the whole's (every core has one).
+    const shard_worker& here() const { return *workers_[0].get(); }
+
+    /// Each core's part, and its process's memory.
+    std::vector<shard_stats> stats() {
+        std::vector<shard_stats> out;
+        for (auto w : workers_) out.push_back(taco::sync(w, &shard_worker::stats));
+        return out;
+    }
+
+    /// A basic graph pattern query over the shards; the rows as one core
+    /// would give them (in another order; the same rows).
+    query_answer run(std::string_view text, const query_limits& limits = {}) {
+        const store_view v = here().view();
+        const query q = parse_query(text);
+        encoded_query e = encode(q, v.dict, limits);
+        query_answer a;
+        a.names = e.projection_names;
+        if (e.unsatisfiable || e.patterns.empty()) {
+            a.rows = project(table{}, e);
+            return a;
+        }
+        const std::uint64_t id = ++queries_;
+        master_.start(id);
+        for (auto w : workers_) taco::async(w, &shard_worker::count, id, e.patterns);
+        taco::wait_until([&] { return master_.all_replied(); });
+        a.used = make_plan(e, v, std::nullopt, cores_, master_.counts());
+        master_.next_round();
+        for (auto w : workers_) taco::async(w, &shard_worker::begin, id, e.patterns, a.used.steps, e.limits);
+        taco::wait_until([&] { return master_.all_replied(); });
+        if (!master_.refused().empty()) throw result_too_large("rdf: " + master_.refused());
+        table all = detail::step_layouts(e.patterns, a.used.steps).back();
+        for (table& t : master_.rows()) {
+            all.cells.insert(all.cells.end(), t.cells.begin(), t.cells.end());
+            all.count += t.count;
+            t = table{};
+        }
+        a.rows = project(all, e);
+        return a;
+    }
+
+private:
+    void distribute(const store& s) {
+        const store_view v = s.view();
+        const term_id terms = v.dict.size();
+        // Regions to cores, weighed by the triples each will keep.
+        const std::uint32_t parts = cores_ == 1 ? 1 : 8 * cores_;
+        std::vector<std::uint16_t> part_of = cores_ == 1 ? std::vector<std::uint16_t>(terms, 0) : partition_entities(v, parts);
+        std::vector<std::uint16_t> route(terms, 0);
+        const term_id type = v.dict.find(std::string("<") + std::string(rdf_type) + ">");
+        for (term_id t = 0; t < terms; ++t)
+            if (v.dict.key(t).starts_with('"')) route[t] = detail::not_an_entity;
+        detail::for_each_match(v, order::pos, {no_term, type, no_term}, 2, [&](const std::array<term_id, 3>& t) {
+            route[t[2]] = detail::not_an_entity;
+        });
+        std::vector<std::uint64_t> weight(parts, 0);
+        detail::for_each_match(v, order::spo, {}, 0, [&](const std::array<term_id, 3>& t) {
+            ++weight[part_of[t[0]]];
+            ++weight[part_of[route[t[2]] & detail::not_an_entity ? t[0] : t[2]]];
+        });
+        const std::vector<std::uint32_t> deal = assign_parts(weight, cores_);
+        for (term_id t = 0; t < terms; ++t) route[t] = std::uint16_t(route[t] | deal[part_of[t]]);
+        std::vector<std::uint16_t>().swap(part_of);
+
+        // The dictionary, the routes and the statistics to every core, in
+        // pieces well under a message's carried bytes (taco::max_carried_bytes).
+        constexpr std::size_t piece_bytes = std::size_t(16) << 20;
+        const dictionary_builder& d = s.dictionary();
+        for (auto w : workers_) {
+            send_pieces(w, &shard_worker::take_text, std::span<const char>(d.text()), piece_bytes);
+            send_pieces(w, &shard_worker::take_offsets, std::span<const std::uint64_t>(d.offsets()), piece_bytes);
+            send_pieces(w, &shard_worker::take_table, std::span<const std::uint32_t>(d.table()), piece_bytes);
+            send_pieces(w, &shard_worker::take_routes, std::span<const std::uint16_t>(route), piece_bytes);
+            taco::async(w, &shard_worker::take_predicates, taco::view<predicate_stat>(v.predicates));
+        }
+        // The triples, in SPO order, a bounded batch per core at a time.
+        constexpr std::size_t batch = (std::size_t(4) << 20) / sizeof(triple);
+        std::vector<std::vector<triple>> subjects(cores_), objects(cores_);
+        auto flush = [&](std::vector<triple>& b, std::uint32_t core, bool by_object) {
+            // sync: the master's batches wait for the core to take them, so
+            // no more than one is in flight per core.
+            taco::sync(workers_[core], &shard_worker::take_triples, by_object, taco::view<triple>(b));
+            b.clear();
+        };
+        const std::span<const std::uint16_t> r = route;
+        detail::for_each_match(v, order::spo, {}, 0, [&](const std::array<term_id, 3>& t) {
+            const triple x{t[0], t[1], t[2]};
+            const std::uint32_t so = detail::owner_of(r, x.s), oo = detail::object_shard_owner(r, x);
+            subjects[so].push_back(x);
+            if (subjects[so].size() == batch) flush(subjects[so], so, false);
+            objects[oo].push_back(x);
+            if (objects[oo].size() == batch) flush(objects[oo], oo, true);
+        });
+        for (std::uint32_t c = 0; c < cores_; ++c) {
+            flush(subjects[c], c, false);
+            flush(objects[c], c, true);
+        }
+        for (auto w : workers_) taco::sync(w, &shard_worker::build);
+    }
+
+    template <class T>
+    static void send_pieces(taco::global_ptr<shard_worker> w, void (shard_worker::*take)(taco::view<T>), std::span<const T> all,
+                            std::size_t piece_bytes) {
+        const std::size_t n = std::max<std::size_t>(1, piece_bytes / sizeof(T));
+        for (std::size_t at = 0; at < all.size(); at += n)
+            taco::sync(w, take, taco::view<T>(all.subspan(at, std::min(n, all.size() - at))));
+    }
+
+    std::uint32_t cores_;
+    shard_master master_;
+    std::vector<taco::global_ptr<shard_worker>> workers_;
+    std::uint64_t queries_ = 0;
+};
+
+/// Start `cfg`'s cores and, on core 0, load the store (`load()`, called on
+/// core 0 alone: on MPI, rank 0 reads the data, no other rank), deal it out,
+/// let the whole go, then run fn(sharded_cluster&).
+template <class Config, class Load, class F>
+void with_sharded_cluster_on(Config cfg, Load&& load, F&& fn) {
+    taco::run(cfg, [&] {
+        std::optional<sharded_cluster> c;
+        {
+            const store s = load();
+            c.emplace(s);
+        }
+        malloc_trim(0); // the whole store's pages back to the system: the shard is what this rank keeps
+        fn(*c);
+    });
+}
+
+} // namespace rdf
