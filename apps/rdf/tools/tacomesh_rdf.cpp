@@ -22,6 +22,7 @@
 #include <rdf/inference.hpp>
 #include <rdf/query_engine.hpp>
 #include <rdf/results.hpp>
+#include <rdf/sharded.hpp>
 #include <rdf/sparql_algebra.hpp>
 #include <rdf/sparql_engine.hpp>
 #include <rdf/store_file.hpp>
@@ -80,8 +81,12 @@ running:
                        memory (the store reaches them through MESH) (default threads);
                        mpi: one core per MPI rank, started by
                        mpirun -np N tacomesh-rdf ... --platform mpi (--cores, if given, must be N)
-  --model single|task|data       query: single (default on 1 core) or data (default
-                       on more); bench: all three by default, or the one named
+  --model single|task|data|shard   query: single (default on 1 core) or data (default
+                       on more); bench: the first three by default, or the one named.
+                       shard: the store dealt out over the cores (MPI ranks), each
+                       keeping its METIS regions' part, for data one machine's memory
+                       does not hold; only core 0 (rank 0) reads --data. Prints each
+                       core's part and its process's memory on stderr (bench: --json)
 
 query:
   --count              print the number of result rows (or triples) and nothing else
@@ -119,7 +124,7 @@ constexpr tacomesh::cli::program me{"tacomesh-rdf", "(run tacomesh-rdf --help fo
 
 [[noreturn]] void usage_error(const std::string& why) { tacomesh::cli::usage_error(me, why); }
 
-enum class model { single, task, data };
+enum class model { single, task, data, shard };
 
 struct options {
     std::string command;
@@ -201,7 +206,8 @@ options parse(int argc, char** argv) {
                 if (m == "single") o.mdl = model::single;
                 else if (m == "task") o.mdl = model::task;
                 else if (m == "data") o.mdl = model::data;
-                else usage_error("unknown model '" + m + "' (single, task, data)");
+                else if (m == "shard") o.mdl = model::shard;
+                else usage_error("unknown model '" + m + "' (single, task, data, shard)");
             } else if (a == "--count") o.count = true;
             else if (a == "--format") {
                 o.format = value();
@@ -238,6 +244,9 @@ options parse(int argc, char** argv) {
     if (o.command == "bench" && o.queries.empty()) usage_error("bench needs at least one QUERY.rq");
     if (o.command == "query" && o.mdl == model::task)
         usage_error("--model task runs a pool of queries: use 'tacomesh-rdf bench --model task'");
+    if (o.mdl == model::shard && o.infer)
+        usage_error("--model shard takes no --infer: close the data first (tacomesh-rdf load --infer ONTOLOGY --output "
+                    "STORE) and shard the store file");
     if (o.command == "serve") {
         if (!o.port) usage_error("serve needs --port N (0: a free port)");
         if (!o.queries.empty()) usage_error("serve takes no QUERY.rq: its clients send the queries");
@@ -263,6 +272,18 @@ void on_cluster(rdf::store& s, const options& o, taco::core_id cores, F&& fn) {
 #endif
     rdf::with_cluster(s, {cores, o.where.platform}, std::forward<F>(fn));
 }
+
+/// The whole store's figures, taken on core 0 before it is dealt out and let go.
+struct whole_store {
+    std::uint64_t triples = 0;
+    std::size_t bytes = 0, index_bytes = 0;
+    double load_seconds = 0;
+};
+
+/// rdf::with_sharded_cluster_on on the platform the options name; only
+/// core 0 (rank 0) reads the data.
+template <class F>
+void on_shards(const options& o, taco::core_id cores, whole_store& whole, F&& fn);
 
 std::string shown_name(const std::string& path) { return path == "-" ? "standard input" : path; }
 
@@ -446,8 +467,68 @@ int run_parse_command(const options& o) {
     return 0;
 }
 
+template <class F>
+void on_shards(const options& o, taco::core_id cores, whole_store& whole, F&& fn) {
+    auto load = [&] {
+        loaded l = load_inputs(o);
+        whole = {l.store.triple_count(), l.store.bytes(), l.store.index_bytes(), l.load_seconds};
+        return std::move(l.store);
+    };
+#if TACOMESH_WITH_MPI
+    if (o.where.mpi) return rdf::with_sharded_cluster_on(tacomesh::mpi::config{}, load, std::forward<F>(fn));
+#endif
+    rdf::with_sharded_cluster_on(tacomesh::posix::config{.cores = cores, .mode = o.where.platform}, load, std::forward<F>(fn));
+}
+
+double megabytes(std::uint64_t bytes) { return double(bytes) / double(1 << 20); }
+
+/// Each core's part of the sharded store beside the whole's, on stderr.
+void report_shards(const std::vector<rdf::shard_stats>& parts, const whole_store& whole, const options& o) {
+    std::fprintf(stderr, "whole store: %llu triples, %.1f MB (indexes %.1f MB); dealt out over %zu cores:\n",
+                 (unsigned long long)whole.triples, megabytes(whole.bytes), megabytes(whole.index_bytes), parts.size());
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        const rdf::shard_stats& p = parts[k];
+        std::fprintf(stderr, "  core %zu: %llu triples by subject, %llu by object, indexes %.1f MB, dictionary %.1f MB, "
+                             "resident %.1f MB (peak %.1f MB)\n",
+                     k, (unsigned long long)p.subject_triples, (unsigned long long)p.object_triples, megabytes(p.index_bytes),
+                     megabytes(p.dictionary_bytes), megabytes(p.resident_bytes), megabytes(p.peak_resident_bytes));
+    }
+    if (!o.where.mpi && o.where.platform == rdf::execution_mode::threads)
+        std::fprintf(stderr, "  (cores as threads share one process: each resident figure is the whole run's)\n");
+}
+
+/// A basic graph pattern over the store sharded across the cores.
+int run_sharded_query(const options& o, const query_file& q) {
+    if (!rdf::sparql::as_bgp_query(q.tree) || (o.format != "tsv" && o.format != "json"))
+        throw std::runtime_error(shown_name(o.queries[0]) + ": --model shard answers basic graph patterns under SELECT "
+                                                            "(with DISTINCT and LIMIT), as TSV or JSON");
+    const taco::core_id cores = o.where.cores.value_or(default_cores());
+    whole_store whole;
+    on_shards(o, cores, whole, [&](rdf::sharded_cluster& c) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const rdf::query_answer a = c.run(q.text, o.limits);
+        const double seconds = since(t0);
+        const rdf::dictionary_view dict = c.here().view().dict;
+        if (o.explain) explain(a, q.text, c.here().view());
+        if (o.count) {
+            std::printf("%zu\n", a.rows.rows());
+        } else {
+            std::string out;
+            if (o.format == "json") rdf::append_json(out, a.rows, a.names, dict);
+            else rdf::append_tsv(out, a.rows, a.names, dict);
+            std::fwrite(out.data(), 1, out.size(), stdout);
+        }
+        if (!o.quiet) {
+            report_shards(c.stats(), whole, o);
+            std::fprintf(stderr, "%zu rows in %.3f ms (sharded over %u cores)\n", a.rows.rows(), seconds * 1e3, c.cores());
+        }
+    });
+    return 0;
+}
+
 int run_query_command(const options& o) {
     const query_file q = read_query(o.queries[0], o);
+    if (o.mdl == model::shard) return run_sharded_query(o, q);
     const std::optional<rdf::query> bgp = rdf::sparql::as_bgp_query(q.tree);
     const bool algebra = !bgp || (o.format != "tsv" && o.format != "json");
     const taco::core_id cores = o.where.cores.value_or(1);
@@ -508,56 +589,117 @@ double median(std::vector<double> v) {
 
 std::string base_name(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
 
-int run_bench_command(const options& o) {
-    std::vector<std::string> texts;
-    for (const auto& q : o.queries) texts.push_back(bgp_text(q, o));
-    loaded l = load_inputs(o);
-    const taco::core_id cores = o.where.cores.value_or(default_cores());
-    const bool all = !o.mdl;
-    std::string json = "{";
-    char buf[512];
-    std::snprintf(buf, sizeof buf, "\"triples\":%llu,\"bytes_per_triple\":%.2f,\"load_seconds\":%.4f,\"cores\":%u,\"cpus\":%u,\"platform\":\"%s\"",
-                  (unsigned long long)l.store.triple_count(), double(l.store.bytes()) / double(std::max<std::uint64_t>(1, l.store.triple_count())),
-                  l.load_seconds, unsigned(cores), std::thread::hardware_concurrency(), platform_name(o));
-    json += buf;
-    if (l.inference) {
-        std::snprintf(buf, sizeof buf, ",\"inference\":{\"added\":%llu,\"rounds\":%u,\"seconds\":%.4f}",
-                      (unsigned long long)l.inference->added, l.inference->rounds, l.inference->seconds);
-        json += buf;
+/// bench's report: each query's median time per model, as lines or JSON.
+class bench_report {
+public:
+    bench_report(const options& o, const std::vector<std::string>& texts) : o_(o), texts_(texts) {}
+
+    void header(std::uint64_t triples, std::size_t bytes, double load_seconds, taco::core_id cores) {
+        std::snprintf(buf_, sizeof buf_, "{\"triples\":%llu,\"bytes_per_triple\":%.2f,\"load_seconds\":%.4f,\"cores\":%u,\"cpus\":%u,\"platform\":\"%s\"",
+                      (unsigned long long)triples, double(bytes) / double(std::max<std::uint64_t>(1, triples)), load_seconds,
+                      unsigned(cores), std::thread::hardware_concurrency(), platform_name(o_));
+        json_ += buf_;
+        if (cores > std::thread::hardware_concurrency() && !o_.quiet)
+            std::fprintf(stderr, "note: %u cores on %u CPUs: oversubscribed, times are not speed-ups\n", unsigned(cores),
+                         std::thread::hardware_concurrency());
     }
-    if (cores > std::thread::hardware_concurrency() && !o.quiet)
-        std::fprintf(stderr, "note: %u cores on %u CPUs: oversubscribed, times are not speed-ups\n", unsigned(cores),
-                     std::thread::hardware_concurrency());
-    auto time_each = [&](const char* label, auto&& run_one) {
-        json += ",\"";
-        json += label;
-        json += "\":{\"queries\":[";
+
+    /// Each query once untimed, then --runs timed: the median counts.
+    template <class Run>
+    void time_each(const char* label, Run&& run_one) {
+        json_ += ",\"";
+        json_ += label;
+        json_ += "\":{\"queries\":[";
         double sum = 0;
-        for (std::size_t i = 0; i < texts.size(); ++i) {
-            std::size_t rows = run_one(texts[i]); // untimed
+        for (std::size_t i = 0; i < texts_.size(); ++i) {
+            std::size_t rows = run_one(texts_[i]); // untimed
             std::vector<double> ms;
-            for (std::uint64_t r = 0; r < o.runs; ++r) {
+            for (std::uint64_t r = 0; r < o_.runs; ++r) {
                 const auto t0 = std::chrono::steady_clock::now();
-                rows = run_one(texts[i]);
+                rows = run_one(texts_[i]);
                 ms.push_back(since(t0) * 1e3);
             }
             const double m = median(ms);
             sum += m;
             // The file name escaped: any name gives valid JSON.
-            json += i ? ",{\"query\":" : "{\"query\":";
-            rdf::detail::append_json_string(json, base_name(o.queries[i]));
-            std::snprintf(buf, sizeof buf, ",\"rows\":%zu,\"median_ms\":%.4f}", rows, m);
-            json += buf;
-            if (!o.quiet && !o.json) std::printf("%-6s %-12s %8zu rows %10.3f ms\n", label, base_name(o.queries[i]).c_str(), rows, m);
+            json_ += i ? ",{\"query\":" : "{\"query\":";
+            rdf::detail::append_json_string(json_, base_name(o_.queries[i]));
+            std::snprintf(buf_, sizeof buf_, ",\"rows\":%zu,\"median_ms\":%.4f}", rows, m);
+            json_ += buf_;
+            if (!o_.quiet && !o_.json)
+                std::printf("%-6s %-12s %8zu rows %10.3f ms\n", label, base_name(o_.queries[i]).c_str(), rows, m);
         }
-        std::snprintf(buf, sizeof buf, "],\"sum_ms\":%.4f}", sum);
-        json += buf;
-        if (!o.json) std::printf("%-6s sum of medians: %.3f ms\n", label, sum);
-    };
+        std::snprintf(buf_, sizeof buf_, "],\"sum_ms\":%.4f}", sum);
+        json_ += buf_;
+        if (!o_.json) std::printf("%-6s sum of medians: %.3f ms\n", label, sum);
+    }
+
+    /// A member of the top object, written whole by the caller ("\"name\":value").
+    void add(const std::string& member) { json_ += "," + member; }
+
+    void finish() {
+        json_ += "}\n";
+        if (o_.json) std::fputs(json_.c_str(), stdout);
+    }
+
+private:
+    const options& o_;
+    const std::vector<std::string>& texts_;
+    std::string json_;
+    char buf_[512];
+};
+
+/// bench --model shard: the queries over the sharded store, and each core's part.
+int run_sharded_bench(const options& o, const std::vector<std::string>& texts) {
+    const taco::core_id cores = o.where.cores.value_or(default_cores());
+    whole_store whole;
+    on_shards(o, cores, whole, [&](rdf::sharded_cluster& c) {
+        bench_report report(o, texts);
+        report.header(whole.triples, whole.bytes, whole.load_seconds, c.cores());
+        // The rows decoded to TSV on core 0, as the single-core loop has them.
+        std::string out;
+        const rdf::dictionary_view dict = c.here().view().dict;
+        report.time_each("shard", [&](const std::string& t) {
+            const rdf::query_answer a = c.run(t, o.limits);
+            out.clear();
+            rdf::append_tsv_rows(out, a.rows, dict);
+            return a.rows.rows();
+        });
+        const auto parts = c.stats();
+        std::string shards = "\"whole_store_bytes\":" + std::to_string(whole.bytes) + ",\"shards\":[";
+        for (std::size_t k = 0; k < parts.size(); ++k) {
+            const rdf::shard_stats& p = parts[k];
+            shards += (k ? ",{" : "{") + std::string("\"subject_triples\":") + std::to_string(p.subject_triples) +
+                      ",\"object_triples\":" + std::to_string(p.object_triples) + ",\"index_bytes\":" + std::to_string(p.index_bytes) +
+                      ",\"dictionary_bytes\":" + std::to_string(p.dictionary_bytes) + ",\"resident_bytes\":" +
+                      std::to_string(p.resident_bytes) + ",\"peak_resident_bytes\":" + std::to_string(p.peak_resident_bytes) + "}";
+        }
+        report.add(shards + "]");
+        if (!o.quiet && !o.json) report_shards(parts, whole, o);
+        report.finish();
+    });
+    return 0;
+}
+
+int run_bench_command(const options& o) {
+    std::vector<std::string> texts;
+    for (const auto& q : o.queries) texts.push_back(bgp_text(q, o));
+    if (o.mdl == model::shard) return run_sharded_bench(o, texts);
+    loaded l = load_inputs(o);
+    const taco::core_id cores = o.where.cores.value_or(default_cores());
+    const bool all = !o.mdl;
+    bench_report report(o, texts);
+    report.header(l.store.triple_count(), l.store.bytes(), l.load_seconds, cores);
+    char buf[512];
+    if (l.inference) {
+        std::snprintf(buf, sizeof buf, "\"inference\":{\"added\":%llu,\"rounds\":%u,\"seconds\":%.4f}",
+                      (unsigned long long)l.inference->added, l.inference->rounds, l.inference->seconds);
+        report.add(buf);
+    }
     if (all || o.mdl == model::single) {
         const rdf::store_view v = l.store.view();
         std::string out;
-        time_each("single", [&](const std::string& t) { return rdf::answer_as_tsv(t, v, out, o.limits); });
+        report.time_each("single", [&](const std::string& t) { return rdf::answer_as_tsv(t, v, out, o.limits); });
     }
     if (all || o.mdl == model::data || o.mdl == model::task) {
         on_cluster(l.store, o, cores, [&](rdf::rdf_cluster& c) {
@@ -567,24 +709,23 @@ int run_bench_command(const options& o) {
                 // read where the workers left them.
                 std::size_t bytes = 0;
                 const rdf::tsv_sink sink = [&](std::string_view s) { bytes += s.size(); };
-                time_each("data", [&](const std::string& t) { return c.run_split(t, sink).answer.rows.rows(); });
+                report.time_each("data", [&](const std::string& t) { return c.run_split(t, sink).answer.rows.rows(); });
             }
             if (all || o.mdl == model::task) {
                 c.run_workload(texts, 1); // untimed
                 const rdf::workload_result w = c.run_workload(texts, o.repeat);
-                std::snprintf(buf, sizeof buf, ",\"task\":{\"queries\":%llu,\"seconds\":%.4f,\"queries_per_second\":%.1f,\"runs_per_core\":[",
+                std::snprintf(buf, sizeof buf, "\"task\":{\"queries\":%llu,\"seconds\":%.4f,\"queries_per_second\":%.1f,\"runs_per_core\":[",
                               (unsigned long long)w.queries, w.seconds, double(w.queries) / w.seconds);
-                json += buf;
-                for (std::size_t i = 0; i < w.runs.size(); ++i) json += (i ? "," : "") + std::to_string(w.runs[i]);
-                json += "]}";
+                std::string task = buf;
+                for (std::size_t i = 0; i < w.runs.size(); ++i) task += (i ? "," : "") + std::to_string(w.runs[i]);
+                report.add(task + "]}");
                 if (!o.json)
                     std::printf("task   %llu queries on %u cores in %.3f s: %.0f queries/s\n", (unsigned long long)w.queries,
                                 unsigned(cores), w.seconds, double(w.queries) / w.seconds);
             }
         });
     }
-    json += "}\n";
-    if (o.json) std::fputs(json.c_str(), stdout);
+    report.finish();
     return 0;
 }
 
