@@ -37,7 +37,6 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
-#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -135,6 +134,11 @@ public:
     void take_table(taco::view<std::uint32_t> p) { table_.insert(table_.end(), p.begin(), p.end()); }
     void take_routes(taco::view<std::uint16_t> p) { route_.insert(route_.end(), p.begin(), p.end()); }
     void take_predicates(taco::view<predicate_stat> p) { predicates_.assign(p.begin(), p.end()); }
+    /// The triples to come, so that their lists are made once, at their size.
+    void expect(std::uint64_t by_subject, std::uint64_t by_object) {
+        by_subject_.reserve(by_subject);
+        by_object_.reserve(by_object);
+    }
     /// Triples in SPO order: `by_object` false: this core's subjects', else its O-led copies.
     void take_triples(bool by_object, taco::view<triple> p) {
         auto& to = by_object ? by_object_ : by_subject_;
@@ -281,6 +285,7 @@ inline shard_stats shard_worker::build() {
     stats_.object_triples = by_object_.size();
     std::vector<triple>().swap(by_subject_);
     std::vector<triple>().swap(by_object_);
+    malloc_trim(0); // the lists' pages back to the system: what a rank keeps is its part
     stats_.index_bytes = index_.bytes() + route_.size() * sizeof(std::uint16_t);
     stats_.dictionary_bytes = text_.size() + offsets_.size() * sizeof(std::uint64_t) + table_.size() * sizeof(std::uint32_t);
     return stats();
@@ -394,15 +399,19 @@ inline void shard_worker::send_on(std::uint32_t step, const table& rows) {
 /// The master's side, on core 0: a shard_worker per core, and the queries.
 class sharded_cluster {
 public:
-    /// Deal `s` out to the cores (every core's shard built when this
-    /// returns); the caller may then let `s` go.
-    explicit sharded_cluster(const store& s) : cores_(taco::core_count()), master_(cores_) {
+    /// Deal `whole` out to the cores and let it go, then have every core
+    /// build its part: this core never holds the whole store and its own
+    /// part's indexes at once.
+    explicit sharded_cluster(store&& whole) : cores_(taco::core_count()), master_(cores_) {
         if (cores_ >= 0x8000) throw std::invalid_argument("rdf: a sharded store takes at most 32767 cores");
         for (std::uint32_t i = 0; i < cores_; ++i)
             workers_.push_back(taco::new_on<shard_worker>(taco::core_id(i), i, cores_).get());
         const auto master = taco::to_global(&master_);
         for (auto w : workers_) taco::sync(w, &shard_worker::connect, master, workers_);
-        distribute(s);
+        distribute(whole);
+        whole = store{};
+        malloc_trim(0); // the whole store's pages back to the system
+        for (auto w : workers_) taco::sync(w, &shard_worker::build);
     }
     ~sharded_cluster() {
         for (auto w : workers_) taco::delete_on(w);
@@ -476,8 +485,9 @@ private:
         std::vector<std::uint16_t>().swap(part_of);
 
         // The dictionary, the routes and the statistics to every core, in
-        // pieces well under a message's carried bytes (taco::max_carried_bytes).
-        constexpr std::size_t piece_bytes = std::size_t(16) << 20;
+        // pieces of 1 MiB: a sender's queues keep the room of the largest
+        // message they held (16 MiB pieces left rank 0 10 MB more resident).
+        constexpr std::size_t piece_bytes = std::size_t(1) << 20;
         const dictionary_builder& d = s.dictionary();
         for (auto w : workers_) {
             send_pieces(w, &shard_worker::take_text, std::span<const char>(d.text()), piece_bytes);
@@ -486,8 +496,17 @@ private:
             send_pieces(w, &shard_worker::take_routes, std::span<const std::uint16_t>(route), piece_bytes);
             taco::async(w, &shard_worker::take_predicates, taco::view<predicate_stat>(v.predicates));
         }
-        // The triples, in SPO order, a bounded batch per core at a time.
-        constexpr std::size_t batch = (std::size_t(4) << 20) / sizeof(triple);
+        // The triples, in SPO order, a batch of 1 MiB per core at a time.
+        const std::span<const std::uint16_t> r = route;
+        {
+            std::vector<std::uint64_t> by_subject(cores_, 0), by_object(cores_, 0);
+            detail::for_each_match(v, order::spo, {}, 0, [&](const std::array<term_id, 3>& t) {
+                ++by_subject[detail::owner_of(r, t[0])];
+                ++by_object[detail::object_shard_owner(r, {t[0], t[1], t[2]})];
+            });
+            for (std::uint32_t c = 0; c < cores_; ++c) taco::async(workers_[c], &shard_worker::expect, by_subject[c], by_object[c]);
+        }
+        constexpr std::size_t batch = (std::size_t(1) << 20) / sizeof(triple);
         std::vector<std::vector<triple>> subjects(cores_), objects(cores_);
         auto flush = [&](std::vector<triple>& b, std::uint32_t core, bool by_object) {
             // sync: the master's batches wait for the core to take them, so
@@ -495,7 +514,6 @@ private:
             taco::sync(workers_[core], &shard_worker::take_triples, by_object, taco::view<triple>(b));
             b.clear();
         };
-        const std::span<const std::uint16_t> r = route;
         detail::for_each_match(v, order::spo, {}, 0, [&](const std::array<term_id, 3>& t) {
             const triple x{t[0], t[1], t[2]};
             const std::uint32_t so = detail::owner_of(r, x.s), oo = detail::object_shard_owner(r, x);
@@ -508,7 +526,6 @@ private:
             flush(subjects[c], c, false);
             flush(objects[c], c, true);
         }
-        for (auto w : workers_) taco::sync(w, &shard_worker::build);
     }
 
     template <class T>
@@ -525,19 +542,15 @@ private:
     std::uint64_t queries_ = 0;
 };
 
-/// Start `cfg`'s cores and, on core 0, load the store (`load()`, called on
-/// core 0 alone: on MPI, rank 0 reads the data, no other rank), deal it out,
-/// let the whole go, then run fn(sharded_cluster&).
+/// Start `cfg`'s cores and, on core 0, load the store (`load()`, a store
+/// returned by value, called on core 0 alone: on MPI, rank 0 reads the
+/// data, no other rank), deal it out, let the whole go, then run
+/// fn(sharded_cluster&).
 template <class Config, class Load, class F>
 void with_sharded_cluster_on(Config cfg, Load&& load, F&& fn) {
     taco::run(cfg, [&] {
-        std::optional<sharded_cluster> c;
-        {
-            const store s = load();
-            c.emplace(s);
-        }
-        malloc_trim(0); // the whole store's pages back to the system: the shard is what this rank keeps
-        fn(*c);
+        sharded_cluster c(load());
+        fn(c);
     });
 }
 
