@@ -73,8 +73,9 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--mpirun", default="mpirun --oversubscribe --allow-run-as-root --mca btl self,vader")
-    ap.add_argument("--output", type=Path)
+    ap.add_argument("--output", help="the figures as JSON to this file ('-': standard output, the table then on stderr)")
     a = ap.parse_args()
+    table = sys.stderr if a.output == "-" else sys.stdout
     queries = [str(QUERIES / f"q{i:02d}.rq") for i in range(1, 15)]
     expected = read_answers(a.answers) if a.answers else None
     cpus = os.cpu_count() or 1
@@ -99,11 +100,11 @@ def main() -> int:
               "single": {"peak_resident_bytes": whole_peak,
                          "sum_ms": statistics.median(r["single"]["sum_ms"] for r in single_runs)},
               "sharded": {}}
-    print(f"{a.data}: {single_runs[0]['triples']} triples; one core: peak resident {mb(whole_peak):.1f} MB, "
-          f"the 14 queries {result['single']['sum_ms']:.2f} ms (sum of medians)")
+    print(file=table, *[f"{a.data}: {single_runs[0]['triples']} triples; one core: peak resident {mb(whole_peak):.1f} MB, "
+          f"the 14 queries {result['single']['sum_ms']:.2f} ms (sum of medians)"])
     print("| ranks | per rank: indexes MB | dictionary MB | resident after load MB (rank 0; others max) "
-          "| peak MB (rank 0; others max) | 14 queries / one core (per round) |")
-    print("|---|---|---|---|---|---|")
+          "| peak MB (rank 0; others max) | 14 queries / one core (per round) |", file=table)
+    print("|---|---|---|---|---|---|", file=table)
     for n in a.ranks:
         runs = sharded_runs[n]
         for r in runs:
@@ -115,13 +116,19 @@ def main() -> int:
                      for q in one[0]}
         result["sharded"][str(n)] = {
             "oversubscribed": n > cpus, "shards": shards, "sum_ms": [r["shard"]["sum_ms"] for r in runs],
-            "sum_ratio_to_one_core": ratios, "per_query_ratio_to_one_core": per_query}
+            "sum_ratio_to_one_core": ratios, "sum_ratio_median": statistics.median(ratios),
+            "largest_index_bytes": max(s["index_bytes"] for s in shards),
+            "rank0_peak_resident_bytes": shards[0]["peak_resident_bytes"],
+            "others_max_resident_bytes": max(s["resident_bytes"] for s in others),
+            "per_query_ratio_to_one_core": per_query}
         print(f"| {n}{' (oversubscribed)' if n > cpus else ''} | {max(mb(s['index_bytes']) for s in shards):.1f} "
               f"| {mb(shards[0]['dictionary_bytes']):.1f} | {mb(shards[0]['resident_bytes']):.1f}; "
               f"{max(mb(s['resident_bytes']) for s in others):.1f} | {mb(shards[0]['peak_resident_bytes']):.1f}; "
-              f"{max(mb(s['peak_resident_bytes']) for s in others):.1f} | {', '.join(f'{x:.2f}x' for x in ratios)} |")
-    if a.output:
-        a.output.write_text(json.dumps(result, indent=1) + "\n")
+              f"{max(mb(s['peak_resident_bytes']) for s in others):.1f} | {', '.join(f'{x:.2f}x' for x in ratios)} |", file=table)
+    if a.output == "-":
+        print(json.dumps(result, indent=1))
+    elif a.output:
+        Path(a.output).write_text(json.dumps(result, indent=1) + "\n")
     for w in wrong:
         print("WRONG:", w, file=sys.stderr)
     return 1 if wrong else 0

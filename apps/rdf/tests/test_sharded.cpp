@@ -5,11 +5,13 @@
 // On MPI ranks the same code runs through tacomesh-rdf (tests/CMakeLists.txt).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include <rdf/engine.hpp>
 #include <rdf/query_engine.hpp>
+#include <rdf/results.hpp>
 #include <rdf/sharded.hpp>
 
 #include "test_support.hpp"
@@ -20,6 +22,20 @@ rdf::store load_lubm() {
     rdf::store s;
     s.load_file(rdf_test::data_dir + "/lubm1-inferred.nt.gz");
     return s;
+}
+
+/// A table's rows as sorted TSV lines, decoded with `dict`.
+std::vector<std::string> tsv_lines(const rdf::table& rows, const rdf::dictionary_view& dict) {
+    std::string tsv;
+    rdf::append_tsv_rows(tsv, rows, dict);
+    std::vector<std::string> lines;
+    for (std::size_t at = 0; at < tsv.size();) {
+        const std::size_t end = tsv.find('\n', at);
+        lines.push_back(tsv.substr(at, end - at));
+        at = end == std::string::npos ? tsv.size() : end + 1;
+    }
+    std::sort(lines.begin(), lines.end());
+    return lines;
 }
 
 template <class F>
@@ -34,7 +50,12 @@ TEST_CASE("shard: every LUBM query over a sharded store gives exactly the single
     const auto queries = rdf_test::lubm_queries();
     const rdf::store whole = load_lubm();
     std::vector<std::vector<std::vector<rdf::term_id>>> single;
-    for (const auto& q : queries) single.push_back(rdf_test::sorted_rows(rdf::run_query(q, whole.view()).rows));
+    std::vector<std::vector<std::string>> single_tsv;
+    for (const auto& q : queries) {
+        const rdf::query_answer a = rdf::run_query(q, whole.view());
+        single.push_back(rdf_test::sorted_rows(a.rows));
+        single_tsv.push_back(tsv_lines(a.rows, whole.view().dict));
+    }
     // 3 and 4 cores on 2 CPUs (oversubscribed): the placement must not assume two.
     for (const taco::core_id cores : {taco::core_id(1), taco::core_id(2), taco::core_id(3), taco::core_id(4)}) {
         INFO(cores << " cores");
@@ -44,7 +65,11 @@ TEST_CASE("shard: every LUBM query over a sharded store gives exactly the single
                 INFO("Q" << i + 1);
                 const rdf::query_answer a = c.run(queries[i]);
                 CHECK(a.rows.rows() == rdf_test::lubm_counts[i]);
-                CHECK(rdf_test::sorted_rows(a.rows) == single[i]); // ids agree: every core's dictionary is the whole's
+                CHECK(rdf_test::sorted_rows(a.rows) == single[i]); // ids agree: the cores keep the whole's
+                // Decoded: each term's key from the one core that keeps it.
+                const rdf::spelled_rows spelled = c.spell(a.rows);
+                CHECK(spelled.dict().size() <= a.rows.cells.size());
+                CHECK(tsv_lines(spelled.rows, spelled.dict()) == single_tsv[i]);
             }
         });
     }
@@ -77,6 +102,9 @@ TEST_CASE("shard: each triple is kept twice in all, by its owners, and a core's 
                 CHECK(s.dictionary_bytes > 0);
                 CHECK(s.resident_bytes > 0);
             }
+            std::uint64_t keys = 0;
+            for (const auto& s : stats) keys += s.terms;
+            CHECK(keys == whole.view().dict.size()); // each key on one core
             CHECK(by_subject == triples); // each triple's S-led copy on one core
             CHECK(by_object == triples);  // and its O-led copy on one core
             if (cores > 1) CHECK(largest * cores <= 3 * triples); // within 1.5x of an even share of the 2 copies
@@ -141,7 +169,10 @@ TEST_CASE("shard: rows sent on by what they know: a subject, a subject and an ob
             INFO(queries[i]);
             const auto one = rdf_test::sorted_rows(rdf::run_query(queries[i], whole.view()).rows);
             CHECK(one.size() > 1);
-            CHECK(rdf_test::sorted_rows(c.run(queries[i]).rows) == one);
+            const rdf::query_answer a = c.run(queries[i]);
+            CHECK(rdf_test::sorted_rows(a.rows) == one);
+            const rdf::spelled_rows spelled = c.spell(a.rows);
+            CHECK(tsv_lines(spelled.rows, spelled.dict()) == tsv_lines(rdf::run_query(queries[i], whole.view()).rows, whole.view().dict));
         }
     });
 }

@@ -407,10 +407,8 @@ loaded load_inputs(const options& o, bool map = false) {
     return l;
 }
 
-void explain(const rdf::query_answer& a, const std::string& text, const rdf::store_view& v) {
-    // Constants as the query wrote them: one the data lacks has no id to look up.
-    const rdf::query q = rdf::parse_query(text);
-    const rdf::encoded_query e = rdf::encode(q, v.dict);
+/// The plan on stderr; `e`: the query encoded against the data.
+void explain(const rdf::query_answer& a, const rdf::query& q, const rdf::encoded_query& e) {
     std::fprintf(stderr, "plan (estimated %.0f rows%s):\n", a.used.estimated_rows,
                  e.unsatisfiable ? "; a constant is not in the data, so none match" : "");
     for (const auto& st : a.used.steps) {
@@ -425,6 +423,12 @@ void explain(const rdf::query_answer& a, const std::string& text, const rdf::sto
         }
         std::fprintf(stderr, "  %-5s %s  %s~ %.0f rows\n", rdf::name(st.kind), rdf::name(st.index), s.c_str(), st.estimate);
     }
+}
+
+void explain(const rdf::query_answer& a, const std::string& text, const rdf::store_view& v) {
+    // Constants as the query wrote them: one the data lacks has no id to look up.
+    const rdf::query q = rdf::parse_query(text);
+    explain(a, q, rdf::encode(q, v.dict));
 }
 
 /// A query beyond a basic graph pattern: the algebra on one core (sparql_engine.hpp).
@@ -508,14 +512,18 @@ int run_sharded_query(const options& o, const query_file& q) {
         const auto t0 = std::chrono::steady_clock::now();
         const rdf::query_answer a = c.run(q.text, o.limits);
         const double seconds = since(t0);
-        const rdf::dictionary_view dict = c.here().view().dict;
-        if (o.explain) explain(a, q.text, c.here().view());
+        if (o.explain) {
+            const rdf::query parsed = rdf::parse_query(q.text);
+            explain(a, parsed, c.encode(parsed));
+        }
         if (o.count) {
             std::printf("%zu\n", a.rows.rows());
         } else {
+            // Each term's key from the core that keeps it.
+            const rdf::spelled_rows rows = c.spell(a.rows);
             std::string out;
-            if (o.format == "json") rdf::append_json(out, a.rows, a.names, dict);
-            else rdf::append_tsv(out, a.rows, a.names, dict);
+            if (o.format == "json") rdf::append_json(out, rows.rows, a.names, rows.dict());
+            else rdf::append_tsv(out, rows.rows, a.names, rows.dict());
             std::fwrite(out.data(), 1, out.size(), stdout);
         }
         if (!o.quiet) {
@@ -656,13 +664,14 @@ int run_sharded_bench(const options& o, const std::vector<std::string>& texts) {
     on_shards(o, cores, whole, [&](rdf::sharded_cluster& c) {
         bench_report report(o, texts);
         report.header(whole.triples, whole.bytes, whole.load_seconds, c.cores());
-        // The rows decoded to TSV on core 0, as the single-core loop has them.
+        // The rows decoded to TSV on core 0, as the single-core loop has
+        // them, each term's key fetched from the core that keeps it.
         std::string out;
-        const rdf::dictionary_view dict = c.here().view().dict;
         report.time_each("shard", [&](const std::string& t) {
             const rdf::query_answer a = c.run(t, o.limits);
+            const rdf::spelled_rows rows = c.spell(a.rows);
             out.clear();
-            rdf::append_tsv_rows(out, a.rows, dict);
+            rdf::append_tsv_rows(out, rows.rows, rows.dict());
             return a.rows.rows();
         });
         const auto parts = c.stats();

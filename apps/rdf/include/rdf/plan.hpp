@@ -28,6 +28,8 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <boost/container/small_vector.hpp>
@@ -105,7 +107,11 @@ struct encoded_query {
     bool unsatisfiable = false;
 };
 
-inline encoded_query encode(const query& q, const dictionary_view& dict, const query_limits& limits = {}) {
+/// The query's constants as ids: find(key) gives a key's id, or no_term
+/// (a dictionary's find, or a sharded store's answers, sharded.hpp).
+template <class Find>
+    requires std::is_invocable_r_v<term_id, const Find&, std::string_view>
+encoded_query encode(const query& q, const Find& find, const query_limits& limits = {}) {
     encoded_query e;
     e.limits = limits;
     auto var_of = [&](const std::string& name) {
@@ -119,7 +125,7 @@ inline encoded_query encode(const query& q, const dictionary_view& dict, const q
         const pattern_term* terms[] = {&t.s, &t.p, &t.o};
         for (int i = 0; i < 3; ++i) {
             if (terms[i]->is_variable) p.at[i].var = var_of(terms[i]->variable);
-            else if ((p.at[i].id = dict.find(key(terms[i]->constant))) == no_term) e.unsatisfiable = true;
+            else if ((p.at[i].id = find(key(terms[i]->constant))) == no_term) e.unsatisfiable = true;
         }
         e.patterns.push_back(p);
     }
@@ -131,6 +137,10 @@ inline encoded_query encode(const query& q, const dictionary_view& dict, const q
     e.distinct = q.distinct;
     e.limit = q.limit;
     return e;
+}
+
+inline encoded_query encode(const query& q, const dictionary_view& dict, const query_limits& limits = {}) {
+    return encode(q, [&dict](std::string_view k) { return dict.find(k); }, limits);
 }
 
 enum class join_kind : std::uint8_t { scan, merge, bind, hash };

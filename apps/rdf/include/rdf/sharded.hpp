@@ -34,6 +34,8 @@
 // over the pattern's matches would hold matches no row of this core needs.
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -41,6 +43,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -60,6 +63,7 @@ namespace rdf {
 struct shard_stats {
     std::uint64_t subject_triples = 0;  ///< kept in SPO and PSO (their subject is this core's)
     std::uint64_t object_triples = 0;   ///< kept in OSP and POS
+    std::uint64_t terms = 0;            ///< keys kept (those whose hash names this core)
     std::uint64_t index_bytes = 0;      ///< the four orders' part here
     std::uint64_t dictionary_bytes = 0; ///< the dictionary's copy
     std::uint64_t resident_bytes = 0;   ///< this process's resident memory now (VmRSS): per MPI rank
@@ -108,6 +112,28 @@ void for_each_shard_match(const store_view& v, const std::array<term_id, 3>& c, 
     });
 }
 
+/// The core that keeps a term's key: by its hash, so that the master finds
+/// a query constant's home from the key alone. The hash's high half: the
+/// home's own table probes by its low bits, which would all agree there.
+inline std::uint32_t dictionary_home(std::string_view key, std::uint32_t cores) noexcept {
+    return std::uint32_t((hash_key(key) >> 32) % cores);
+}
+
+/// Keys back to back, key i ending at ends[i].
+struct key_list {
+    std::vector<std::uint64_t> ends;
+    std::string text;
+    void add(std::string_view k) {
+        text.append(k);
+        ends.push_back(text.size());
+    }
+    std::string_view operator[](std::size_t i) const noexcept {
+        const std::uint64_t at = i ? ends[i - 1] : 0;
+        return {text.data() + at, std::size_t(ends[i] - at)};
+    }
+    std::size_t size() const noexcept { return ends.size(); }
+};
+
 /// The variables of each step's output, as execute() lays them out.
 inline std::vector<table> step_layouts(std::span<const encoded_pattern> patterns, std::span<const plan_step> steps) {
     std::vector<table> out;
@@ -129,9 +155,17 @@ public:
     shard_worker(std::uint32_t rank, std::uint32_t cores) : rank_(rank), cores_(cores) {}
 
     // Building (the master sends the parts in order, then calls build).
-    void take_text(taco::view<char> p) { text_.insert(text_.end(), p.begin(), p.end()); }
-    void take_offsets(taco::view<std::uint64_t> p) { offsets_.insert(offsets_.end(), p.begin(), p.end()); }
-    void take_table(taco::view<std::uint32_t> p) { table_.insert(table_.end(), p.begin(), p.end()); }
+    /// Terms whose keys hash to this core (detail::dictionary_home), in id
+    /// order: their global ids, and their keys back to back (key i ends at ends[i]).
+    void take_terms(taco::view<term_id> ids, taco::view<std::uint64_t> ends, taco::view<char> text) {
+        std::uint64_t at = 0;
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            if (dict_.intern(std::string_view(text.data() + at, std::size_t(ends[i] - at))) != global_of_.size())
+                throw std::logic_error("rdf: a term dealt twice to one core of a sharded store");
+            global_of_.push_back(ids[i]);
+            at = ends[i];
+        }
+    }
     void take_routes(taco::view<std::uint16_t> p) { route_.insert(route_.end(), p.begin(), p.end()); }
     void take_predicates(taco::view<predicate_stat> p) { predicates_.assign(p.begin(), p.end()); }
     /// The triples to come, so that their lists are made once, at their size.
@@ -157,9 +191,19 @@ public:
         return s;
     }
 
-    store_view view() const {
-        return {dictionary_view(text_, offsets_, table_), index_.perm_views(), span_of(index_.predicates)};
-    }
+    /// This core's part: its own terms' keys (by local id: global_of maps
+    /// them), and its part of the orders, by global ids.
+    store_view view() const { return {dict_.view(), index_.perm_views(), span_of(index_.predicates)}; }
+
+    // The dictionary.
+    /// The global ids of keys (key i ends at ends[i]) that hash here, or
+    /// no_term, to the master.
+    void lookup(std::uint64_t query, taco::view<std::uint64_t> ends, taco::view<char> keys);
+    /// The keys of global ids of terms of this core's, to the master.
+    void spell(std::uint64_t query, taco::view<term_id> ids);
+    /// lookup's and spell's answers, which core 0 gives its master without a message.
+    std::vector<term_id> ids_of(std::span<const std::uint64_t> ends, std::span<const char> keys) const;
+    detail::key_list keys_of(std::span<const term_id> ids) const;
 
     // A query.
     /// This core's matches of each pattern, to the master (planning).
@@ -201,9 +245,8 @@ private:
     std::uint32_t rank_, cores_;
     taco::global_ptr<shard_master> master_;
     std::vector<taco::global_ptr<shard_worker>> workers_;
-    std::vector<char> text_;
-    std::vector<std::uint64_t> offsets_;
-    std::vector<std::uint32_t> table_;
+    dictionary_builder dict_;
+    std::vector<term_id> global_of_; ///< local id (dict_) -> global id, ascending
     std::vector<std::uint16_t> route_;
     std::vector<predicate_stat> predicates_;
     std::vector<triple> by_subject_, by_object_;
@@ -241,16 +284,38 @@ public:
         ++replies_;
     }
 
+    void found(std::uint64_t query, std::uint32_t rank, taco::view<term_id> ids) {
+        if (query != query_) return;
+        found_[rank].assign(ids.data(), ids.data() + ids.size());
+        ++replies_;
+    }
+    void spelled(std::uint64_t query, std::uint32_t rank, taco::view<std::uint64_t> ends, taco::view<char> text) {
+        if (query != query_) return;
+        spelled_[rank].ends.assign(ends.data(), ends.data() + ends.size());
+        spelled_[rank].text.assign(text.data(), text.size());
+        ++replies_;
+    }
+    /// spelled's, from this core's own worker: taken over, not copied.
+    void spelled_here(std::uint64_t query, std::uint32_t rank, detail::key_list&& keys) {
+        if (query != query_) return;
+        spelled_[rank] = std::move(keys);
+        ++replies_;
+    }
+
     void start(std::uint64_t query) {
         query_ = query;
         replies_ = 0;
         counts_.clear();
         rows_.assign(cores_, table{});
+        found_.assign(cores_, {});
+        spelled_.assign(cores_, {});
         refused_.clear();
     }
     bool all_replied() const noexcept { return replies_ == cores_; }
     const std::vector<std::uint64_t>& counts() const noexcept { return counts_; }
     std::vector<table>& rows() noexcept { return rows_; }
+    const std::vector<std::vector<term_id>>& found_ids() const noexcept { return found_; }
+    const std::vector<detail::key_list>& spelled_keys() const noexcept { return spelled_; }
     const std::string& refused() const noexcept { return refused_; }
     /// Replies are counted anew: the counts are in, the rows come next.
     void next_round() noexcept { replies_ = 0; }
@@ -261,6 +326,8 @@ private:
     std::uint32_t replies_ = 0;
     std::vector<std::uint64_t> counts_;
     std::vector<table> rows_;
+    std::vector<std::vector<term_id>> found_;
+    std::vector<detail::key_list> spelled_;
     std::string refused_;
 };
 
@@ -287,8 +354,42 @@ inline shard_stats shard_worker::build() {
     std::vector<triple>().swap(by_object_);
     malloc_trim(0); // the lists' pages back to the system: what a rank keeps is its part
     stats_.index_bytes = index_.bytes() + route_.size() * sizeof(std::uint16_t);
-    stats_.dictionary_bytes = text_.size() + offsets_.size() * sizeof(std::uint64_t) + table_.size() * sizeof(std::uint32_t);
+    stats_.terms = global_of_.size();
+    stats_.dictionary_bytes = dict_.view().bytes() + global_of_.size() * sizeof(term_id);
     return stats();
+}
+
+inline std::vector<term_id> shard_worker::ids_of(std::span<const std::uint64_t> ends, std::span<const char> keys) const {
+    std::vector<term_id> ids;
+    std::uint64_t at = 0;
+    for (const std::uint64_t end : ends) {
+        const term_id local = dict_.find(std::string_view(keys.data() + at, std::size_t(end - at)));
+        ids.push_back(local == no_term ? no_term : global_of_[local]);
+        at = end;
+    }
+    return ids;
+}
+
+inline detail::key_list shard_worker::keys_of(std::span<const term_id> ids) const {
+    detail::key_list keys;
+    keys.ends.reserve(ids.size());
+    // Both ascending: each id found by galloping on from the last.
+    std::uint32_t at = 0;
+    for (const term_id id : ids) {
+        at = detail::gallop(global_of_, at, std::uint32_t(global_of_.size()), id);
+        if (at == global_of_.size() || global_of_[at] != id) break; // not here: the master sees a short list
+        keys.add(dict_.key(term_id(at)));
+    }
+    return keys;
+}
+
+inline void shard_worker::lookup(std::uint64_t query, taco::view<std::uint64_t> ends, taco::view<char> keys) {
+    taco::async(master_, &shard_master::found, query, rank_, taco::view<term_id>(ids_of(ends, keys)));
+}
+
+inline void shard_worker::spell(std::uint64_t query, taco::view<term_id> ids) {
+    const detail::key_list keys = keys_of(ids);
+    taco::async(master_, &shard_master::spelled, query, rank_, taco::view<std::uint64_t>(keys.ends), taco::view<char>(keys.text));
 }
 
 inline void shard_worker::count(std::uint64_t query, std::vector<encoded_pattern> patterns) {
@@ -396,20 +497,39 @@ inline void shard_worker::send_on(std::uint32_t step, const table& rows) {
     deliver(query_, step, to[rank_], counts[rank_]);
 }
 
+/// Result rows with their own small dictionary: the terms they name, fetched
+/// from the cores that keep them (sharded_cluster::spell), for the decoders
+/// (results.hpp), which take a table and a dictionary_view.
+struct spelled_rows {
+    table rows; ///< as given, the ids renumbered: id i is key i here
+    std::string text;
+    std::vector<std::uint64_t> offsets{0};
+    /// For key(id) alone: no hash index is built (its inserts cost spell
+    /// ten times its copies), so find() finds nothing.
+    dictionary_view dict() const noexcept { return {text, offsets, {}}; }
+};
+
 /// The master's side, on core 0: a shard_worker per core, and the queries.
 class sharded_cluster {
 public:
-    /// Deal `whole` out to the cores and let it go, then have every core
-    /// build its part: this core never holds the whole store and its own
-    /// part's indexes at once.
-    explicit sharded_cluster(store&& whole) : cores_(taco::core_count()), master_(cores_) {
+    /// Deal `whole` (given up: a store, or anything with a store's view(),
+    /// such as a mapped store file) out to the cores and let it go, then
+    /// have every core build its part: this core never holds the whole store
+    /// and its own part's indexes at once.
+    template <class Whole>
+        requires(!std::is_lvalue_reference_v<Whole>) && requires(const Whole& w) {
+            { w.view() } -> std::convertible_to<store_view>;
+        }
+    explicit sharded_cluster(Whole&& whole) : cores_(taco::core_count()), master_(cores_) {
         if (cores_ >= 0x8000) throw std::invalid_argument("rdf: a sharded store takes at most 32767 cores");
         for (std::uint32_t i = 0; i < cores_; ++i)
             workers_.push_back(taco::new_on<shard_worker>(taco::core_id(i), i, cores_).get());
         const auto master = taco::to_global(&master_);
         for (auto w : workers_) taco::sync(w, &shard_worker::connect, master, workers_);
-        distribute(whole);
-        whole = store{};
+        {
+            const Whole held = std::move(whole);
+            distribute(held.view());
+        }
         malloc_trim(0); // the whole store's pages back to the system
         for (auto w : workers_) taco::sync(w, &shard_worker::build);
     }
@@ -427,6 +547,7 @@ public:
     std::vector<shard_stats> stats() {
         std::vector<shard_stats> out;
         for (auto w : workers_) out.push_back(taco::sync(w, &shard_worker::stats));
+        out[0].dictionary_bytes += dict_home_.size() * sizeof(std::uint16_t); // the master's map of the keys' homes
         return out;
     }
 
@@ -434,8 +555,7 @@ public:
     /// would give them (in another order; the same rows).
     query_answer run(std::string_view text, const query_limits& limits = {}) {
         const store_view v = here().view();
-        const query q = parse_query(text);
-        encoded_query e = encode(q, v.dict, limits);
+        const encoded_query e = encode(parse_query(text), limits);
         query_answer a;
         a.names = e.projection_names;
         if (e.unsatisfiable || e.patterns.empty()) {
@@ -461,9 +581,81 @@ public:
         return a;
     }
 
+    /// The query's constants as ids, each asked of the core that keeps its key.
+    encoded_query encode(const query& q, const query_limits& limits = {}) {
+        std::vector<detail::key_list> asked(cores_);
+        for (const triple_pattern& t : q.patterns)
+            for (const pattern_term* x : {&t.s, &t.p, &t.o})
+                if (!x->is_variable) {
+                    const std::string k = key(x->constant);
+                    asked[detail::dictionary_home(k, cores_)].add(k);
+                }
+        const std::uint64_t id = ++queries_;
+        master_.start(id);
+        master_.found(id, 0, taco::view<term_id>(here().ids_of(asked[0].ends, std::span<const char>(asked[0].text))));
+        for (std::uint32_t c = 1; c < cores_; ++c)
+            taco::async(workers_[c], &shard_worker::lookup, id, taco::view<std::uint64_t>(asked[c].ends), taco::view<char>(asked[c].text));
+        taco::wait_until([&] { return master_.all_replied(); });
+        std::vector<std::size_t> next(cores_, 0);
+        return rdf::encode(q, [&](std::string_view k) {
+            const std::uint32_t home = detail::dictionary_home(k, cores_);
+            // encode asks in the order the keys were listed above
+            const std::size_t i = next[home]++;
+            if (i >= master_.found_ids()[home].size() || asked[home][i] != k)
+                throw std::logic_error("rdf: a sharded store's dictionary answered other keys than asked");
+            return master_.found_ids()[home][i];
+        }, limits);
+    }
+
+    /// The rows' terms fetched from the cores that keep them, the rows
+    /// renumbered into a dictionary of those terms alone.
+    spelled_rows spell(const table& rows) {
+        std::vector<term_id> ids;
+        for (const term_id t : rows.cells)
+            if (t != no_term) ids.push_back(t);
+        std::sort(ids.begin(), ids.end());
+        ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+        std::vector<std::vector<term_id>> asked(cores_);
+        for (const term_id t : ids) asked[dict_home_[t]].push_back(t);
+        const std::uint64_t id = ++queries_;
+        master_.start(id);
+        master_.spelled_here(id, 0, here().keys_of(asked[0]));
+        for (std::uint32_t c = 1; c < cores_; ++c) taco::async(workers_[c], &shard_worker::spell, id, taco::view<term_id>(asked[c]));
+        taco::wait_until([&] { return master_.all_replied(); });
+        spelled_rows out;
+        std::vector<std::size_t> next(cores_, 0);
+        for (const term_id t : ids) { // in id order: t's new id is its place in `ids`
+            const std::uint32_t home = dict_home_[t];
+            const detail::key_list& keys = master_.spelled_keys()[home];
+            if (next[home] >= keys.size()) throw std::logic_error("rdf: a sharded store's core lacks a term it was dealt");
+            out.text.append(keys[next[home]++]);
+            out.offsets.push_back(out.text.size());
+        }
+        // Each cell's new id from a hash table of the ids (open addressing):
+        // a binary search per cell, its branches taken at random, cost as
+        // much as the keys' copies.
+        const unsigned bits = unsigned(std::bit_width(2 * ids.size()));
+        const std::size_t mask = (std::size_t(1) << bits) - 1;
+        std::vector<term_id> key_at(mask + 1, no_term), place_at(mask + 1);
+        auto slot = [&](term_id t) { return std::size_t((std::uint64_t(t) * 0x9e3779b97f4a7c15ull) >> (64 - bits)) & mask; };
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            std::size_t at = slot(ids[i]);
+            while (key_at[at] != no_term) at = (at + 1) & mask;
+            key_at[at] = ids[i];
+            place_at[at] = term_id(i);
+        }
+        out.rows = rows;
+        for (term_id& t : out.rows.cells) {
+            if (t == no_term) continue;
+            std::size_t at = slot(t);
+            while (key_at[at] != t) at = (at + 1) & mask;
+            t = place_at[at];
+        }
+        return out;
+    }
+
 private:
-    void distribute(const store& s) {
-        const store_view v = s.view();
+    void distribute(const store_view& v) {
         const term_id terms = v.dict.size();
         // Regions to cores, weighed by the triples each will keep.
         const std::uint32_t parts = cores_ == 1 ? 1 : 8 * cores_;
@@ -488,13 +680,30 @@ private:
         // pieces of 1 MiB: a sender's queues keep the room of the largest
         // message they held (16 MiB pieces left rank 0 10 MB more resident).
         constexpr std::size_t piece_bytes = std::size_t(1) << 20;
-        const dictionary_builder& d = s.dictionary();
         for (auto w : workers_) {
-            send_pieces(w, &shard_worker::take_text, std::span<const char>(d.text()), piece_bytes);
-            send_pieces(w, &shard_worker::take_offsets, std::span<const std::uint64_t>(d.offsets()), piece_bytes);
-            send_pieces(w, &shard_worker::take_table, std::span<const std::uint32_t>(d.table()), piece_bytes);
             send_pieces(w, &shard_worker::take_routes, std::span<const std::uint16_t>(route), piece_bytes);
             taco::async(w, &shard_worker::take_predicates, taco::view<predicate_stat>(v.predicates));
+        }
+        // Each key to its home core alone, in id order.
+        dict_home_.resize(terms);
+        {
+            std::vector<std::vector<term_id>> ids(cores_);
+            std::vector<detail::key_list> keys(cores_);
+            auto send = [&](std::uint32_t c) {
+                taco::sync(workers_[c], &shard_worker::take_terms, taco::view<term_id>(ids[c]), taco::view<std::uint64_t>(keys[c].ends),
+                           taco::view<char>(keys[c].text));
+                ids[c].clear();
+                keys[c] = {};
+            };
+            for (term_id t = 0; t < terms; ++t) {
+                const std::string_view k = v.dict.key(t);
+                const std::uint32_t home = detail::dictionary_home(k, cores_);
+                dict_home_[t] = std::uint16_t(home);
+                ids[home].push_back(t);
+                keys[home].add(k);
+                if (keys[home].text.size() >= piece_bytes) send(home);
+            }
+            for (std::uint32_t c = 0; c < cores_; ++c) send(c);
         }
         // The triples, in SPO order, a batch of 1 MiB per core at a time.
         const std::span<const std::uint16_t> r = route;
@@ -539,6 +748,7 @@ private:
     std::uint32_t cores_;
     shard_master master_;
     std::vector<taco::global_ptr<shard_worker>> workers_;
+    std::vector<std::uint16_t> dict_home_; ///< each term's dictionary_home, for spell
     std::uint64_t queries_ = 0;
 };
 
@@ -549,7 +759,7 @@ private:
 template <class Config, class Load, class F>
 void with_sharded_cluster_on(Config cfg, Load&& load, F&& fn) {
     taco::run(cfg, [&] {
-        sharded_cluster c(load());
+        sharded_cluster c(load()); // (the whole, given up)
         fn(c);
     });
 }
