@@ -473,10 +473,13 @@ int run_parse_command(const options& o) {
 
 template <class F>
 void on_shards(const options& o, taco::core_id cores, whole_store& whole, F&& fn) {
+    // A store file is mapped, not read: its pages are the page cache's,
+    // which the kernel can take back under pressure, so rank 0 can deal out
+    // a store larger than its memory; they are unmapped once dealt out.
     auto load = [&] {
-        loaded l = load_inputs(o);
-        whole = {l.store.triple_count(), l.store.bytes(), l.store.index_bytes(), l.load_seconds};
-        return std::move(l.store);
+        loaded l = load_inputs(o, true);
+        whole = {l.triple_count(), l.bytes(), l.index_bytes(), l.load_seconds};
+        return l;
     };
 #if TACOMESH_WITH_MPI
     if (o.where.mpi) return rdf::with_sharded_cluster_on(tacomesh::mpi::config{}, load, std::forward<F>(fn));
