@@ -5,8 +5,11 @@
 // same channel. How the bytes go depends on their size and the platform's
 // bulk transport (taco::bulk_endpoint, reached through runtime/bulk_port.hpp):
 //
-// - small buffers, and every buffer on a platform without one (MPI ranks,
-//   the emulated SCC): cut into pieces, one per channel message;
+// - small buffers, and every buffer on a platform without one (the
+//   emulated SCC): cut into pieces, one per channel message;
+// - large buffers to a core the platform reaches by messages of its own
+//   (MPI ranks on another host: taco::bulk_message_endpoint): one such
+//   message, then a channel message that takes it;
 // - large buffers with one address space (POSIX core threads): the buffer
 //   (the arguments' carried_writer buffer, or the delivered value itself) is
 //   handed over by pointer, and the receiver takes it over: no copy beyond
@@ -123,9 +126,28 @@ inline constexpr std::size_t bulk_min_bytes = 256;
 /// 8 MiB 2-6 ms against 24 ms staged.
 inline constexpr std::size_t handover_min_bytes = 64 * 1024;
 
-/// Send `bytes` to `dest` as pieces, unpaced: the caller sends the message
-/// that takes them next, then paces.
+/// From this size on, a platform with bulk messages (MPI between hosts)
+/// sends a buffer as one: below it, its pieces cost less than a message of
+/// its own and the small message that names it.
+inline constexpr std::size_t bulk_message_min_bytes = 4 * 1024;
+
+/// A carried buffer sent as a bulk message of the platform's
+/// (taco::bulk_message_endpoint): taken from there into the source's inbox.
+struct bulk_sent {
+    core_id source;
+    std::uint32_t length;
+    void operator()() const {
+        core& rt = runtime();
+        rt.bulk_receive(source, rt.bulk_inbox(source), length);
+    }
+};
+
+/// Send `bytes` to `dest` ahead of the message that takes them, unpaced (the
+/// caller sends that message next, then paces): as one bulk message where
+/// the platform has them, else as pieces.
 inline void send_pieces(core& rt, core_id dest, std::span<const std::byte> bytes) {
+    if (bytes.size() >= bulk_message_min_bytes && rt.bulk_send(dest, bytes))
+        return rt.send<bulk_sent, pacing::unpaced>(dest, rt.id(), std::uint32_t(bytes.size()));
     if (bytes.size() > reserve_from_pieces * bulk_piece::capacity)
         rt.send<bulk_reserve, pacing::unpaced>(dest, rt.id(), std::uint32_t(bytes.size()));
     for (std::size_t at = 0; at < bytes.size(); at += bulk_piece::capacity)

@@ -82,6 +82,14 @@ public:
         if constexpr (bulk_endpoint<endpoint_type>) ep_.bulk_release(p);
         else bulk_port::bulk_release(p);
     }
+    bool bulk_send(core_id dest, std::span<const std::byte> bytes) override {
+        if constexpr (bulk_message_endpoint<endpoint_type>) return ep_.bulk_send(dest, bytes);
+        else return bulk_port::bulk_send(dest, bytes);
+    }
+    void bulk_receive(core_id source, std::vector<std::byte>& into, std::size_t n) override {
+        if constexpr (bulk_message_endpoint<endpoint_type>) ep_.bulk_receive(source, into, n);
+        else bulk_port::bulk_receive(source, into, n);
+    }
 
 protected:
     std::byte* try_acquire(core_id dest) override { return ep_.try_acquire(dest); }

@@ -130,3 +130,68 @@ TEST_CASE("mpi: cores on one host talk through rings in MPI shared memory, or by
     CHECK(rings_with(tacomesh::mpi::on_host::shared_memory) == on_rank0_host);
     CHECK(rings_with(tacomesh::mpi::on_host::mpi) == 0);
 }
+
+namespace {
+/// Takes large vectors from many cores, each core's in the order sent.
+struct bulk_inbox {
+    std::vector<long> received, wrong;
+    explicit bulk_inbox(taco::core_id cores) : received(cores), wrong(cores) {}
+    void take(taco::core_id from, std::uint32_t k, std::vector<std::uint64_t> v) {
+        bool right = k == std::uint64_t(received[from]);
+        for (std::size_t i = 0; i < v.size() && right; ++i) right = v[i] == (std::uint64_t(from) << 40 | std::uint64_t(k) << 24 | i);
+        wrong[from] += !right;
+        ++received[from];
+    }
+};
+std::vector<std::uint64_t> numbered(taco::core_id from, std::uint32_t k, std::size_t n) {
+    std::vector<std::uint64_t> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = std::uint64_t(from) << 40 | std::uint64_t(k) << 24 | i;
+    return v;
+}
+} // namespace
+
+TEST_CASE("mpi: a large vector to a core reached by MPI goes as one message, whole and in order per sender", "[mpi]") {
+    // 6 cores on the ranks (2 to 4: several cores per rank), by MPI alone:
+    // cores of one rank share its bulk tags, so core 0 takes some of one
+    // core's messages while waiting for another's (endpoint::bulk_receive
+    // keeps them aside).
+    constexpr taco::core_id cores = 6;
+    constexpr std::uint32_t per_sender = 5;
+    const std::size_t n = std::size_t(test::scaled(128 * 1024)); // 1 MiB each
+    std::uint64_t sent_for_one = 0;
+    std::vector<long> received, wrong;
+    taco::run(tacomesh::mpi::config{.cores = cores, .on_host = tacomesh::mpi::on_host::mpi}, [&] {
+        bulk_inbox box(cores);
+        const auto to = taco::to_global(&box);
+        // One vector from core 1 (rank 1): the channel messages it took.
+        sent_for_one = taco::sync(1, +[](taco::global_ptr<bulk_inbox> b, std::size_t n) {
+            const std::uint64_t before = taco::detail::runtime().stats().sent;
+            taco::async(b, &bulk_inbox::take, taco::this_core(), std::uint32_t(0), numbered(taco::this_core(), 0, n));
+            return taco::detail::runtime().stats().sent - before;
+        }, to, n);
+        taco::wait_until([&] { return box.received[1] == 1; });
+        box.received[1] = 0;
+        // Then every core at once.
+        std::vector<taco::future<void>> done;
+        for (taco::core_id c = 1; c < cores; ++c)
+            done.push_back(taco::call(c, +[](taco::global_ptr<bulk_inbox> b, std::size_t n, std::uint32_t k) {
+                for (std::uint32_t i = 0; i < k; ++i)
+                    taco::async(b, &bulk_inbox::take, taco::this_core(), i, numbered(taco::this_core(), i, n));
+            }, to, n, per_sender));
+        for (auto& d : done) d.get();
+        taco::wait_until([&] {
+            for (taco::core_id c = 1; c < cores; ++c)
+                if (box.received[c] != long(per_sender)) return false;
+            return true;
+        });
+        received = box.received;
+        wrong = box.wrong;
+    });
+    INFO("channel messages for one 1 MiB vector: " << sent_for_one << " (in pieces: some 9,400)");
+    CHECK(sent_for_one <= 4);
+    for (taco::core_id c = 1; c < cores; ++c) {
+        CAPTURE(c);
+        CHECK(received[c] == long(per_sender));
+        CHECK(wrong[c] == 0);
+    }
+}

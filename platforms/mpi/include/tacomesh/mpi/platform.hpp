@@ -56,7 +56,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <exception>
+#include <limits>
+#include <map>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -69,6 +72,7 @@
 
 #include <taco/core_failure.hpp>
 #include <taco/core_id.hpp>
+#include <taco/platform/bulk_message_endpoint.hpp>
 #include <taco/platform/core_threads.hpp>
 #include <taco/platform/platform.hpp>
 #include <taco/platform/remote_memory.hpp>
@@ -159,8 +163,10 @@ struct run_state {
     int tag_of(core_id c) const noexcept { return int(c); }
     int urgent_tag_of(core_id c) const noexcept { return int(cores + c); }
     int credit_tag_of(core_id c) const noexcept { return int(2 * cores + c); }
+    /// Large carried buffers to core c, one message each (endpoint::bulk_send).
+    int bulk_tag_of(core_id c) const noexcept { return int(3 * cores + c); }
     /// The first of the four tags of MESH's requests to the home (home_requests.hpp).
-    int memory_tags() const noexcept { return int(3 * cores); }
+    int memory_tags() const noexcept { return int(4 * cores); }
     /// Messages a credit stands for: a receiver sends one per this many taken from a source.
     std::uint32_t credit_unit() const noexcept { return window / 2 ? window / 2 : 1; }
     /// Every core's id, as the payload of its credits (sends need the bytes
@@ -194,6 +200,14 @@ public:
             if (o)
                 for (auto& slot : o->slots)
                     if (slot.request != MPI_REQUEST_NULL) MPI_Wait(&slot.request, MPI_STATUS_IGNORE);
+        // A bulk message's bytes too (taken by a core that has stopped, they
+        // may never be: the run's end lets them go, as it does the receives).
+        for (auto& b : bulk_out_)
+            if (b.request != MPI_REQUEST_NULL) {
+                int done = 0;
+                MPI_Test(&b.request, &done, MPI_STATUS_IGNORE);
+                if (!done) MPI_Request_free(&b.request); // MPI keeps what it needs of a freed send
+            }
     }
     endpoint(const endpoint&) = delete;
     endpoint& operator=(const endpoint&) = delete;
@@ -257,7 +271,10 @@ public:
             // By index: a handler that waits polls again, and may add rings.
             for (std::size_t i = 0; i < rings_in_.size(); ++i) n += rings_in_[i]->consume(handle, per_ring_budget);
         }
-        if (messages_) n += poll_messages(handle);
+        if (messages_) {
+            n += poll_messages(handle);
+            if (!bulk_out_.empty()) reap_bulk_sends(); // their buffers freed, and MPI's progress for their rendezvous
+        }
         if (serves_memory_) n += s_.memory->serve();
         if (n) nap_ = std::chrono::microseconds{1};
         return n;
@@ -276,6 +293,63 @@ public:
         // write-back another rank is doing by requests to it: serve them.
         if (serves_memory_) s_.memory->serve();
         if (s_.oversubscribed) ::sched_yield(); // the core we wait for may need this CPU
+    }
+
+    // taco::bulk_message_endpoint: a large carried buffer to a core on
+    // another host (or any, with on_host::mpi) as one MPI message on the
+    // destination's bulk tag, instead of one message per 112 bytes. Its
+    // bytes are copied, with the sending core first (a rank's cores share
+    // its tags), into a buffer kept until MPI_Isend completes: the caller
+    // may reuse its own at once. Cores on this host keep the rings, which
+    // copy pieces at memory speed.
+    bool bulk_send(core_id dest, std::span<const std::byte> bytes) {
+        if (s_.host && s_.host->on_host(dest)) return false;
+        if (bytes.size() > std::size_t(std::numeric_limits<int>::max()) - sizeof(core_id)) return false;
+        reap_bulk_sends();
+        pending_bulk& b = bulk_out_.emplace_back();
+        b.bytes.resize(sizeof(core_id) + bytes.size());
+        std::memcpy(b.bytes.data(), &id_, sizeof id_);
+        std::memcpy(b.bytes.data() + sizeof id_, bytes.data(), bytes.size());
+        detail::check(MPI_Isend(b.bytes.data(), int(b.bytes.size()), MPI_BYTE, s_.rank_of(dest), s_.bulk_tag_of(dest), s_.comm,
+                                &b.request),
+                      "MPI_Isend");
+        return true;
+    }
+    // The message that names the bytes came through the channel, after
+    // bulk_send returned: they are sent, or on the way. MPI keeps one
+    // rank's messages on one tag in order per sending thread, and a rank's
+    // cores are its threads: one from another core of `source`'s rank is
+    // kept aside for when that core's turn comes. Waiting, the core serves
+    // nothing (its own message is what comes next): it pauses, which
+    // reports a lost rank.
+    void bulk_receive(core_id source, std::vector<std::byte>& into, std::size_t n) {
+        auto& waiting = bulk_in_[source];
+        while (waiting.empty()) {
+            int found = 0;
+            MPI_Message m;
+            MPI_Status st;
+            detail::check(MPI_Improbe(s_.rank_of(source), s_.bulk_tag_of(id_), s_.comm, &found, &m, &st), "MPI_Improbe");
+            if (!found) {
+                pause();
+                continue;
+            }
+            int length = 0;
+            MPI_Get_count(&st, MPI_BYTE, &length);
+            std::vector<std::byte> got(std::size_t(std::max(length, 0)));
+            detail::check(MPI_Mrecv(got.data(), length, MPI_BYTE, &m, MPI_STATUS_IGNORE), "MPI_Mrecv");
+            core_id from = s_.cores;
+            if (got.size() >= sizeof from) std::memcpy(&from, got.data(), sizeof from);
+            if (from >= s_.cores || s_.rank_of(from) != s_.rank_of(source))
+                throw std::runtime_error("tacomesh::mpi: a bulk message for core " + std::to_string(id_) +
+                                         " from no core of its rank: was the rank started with another program?");
+            bulk_in_[from].push_back(std::move(got));
+        }
+        const std::vector<std::byte> got = std::move(waiting.front());
+        waiting.pop_front();
+        if (got.size() - sizeof(core_id) != n)
+            throw std::runtime_error("tacomesh::mpi: a bulk message of " + std::to_string(got.size() - sizeof(core_id)) +
+                                     " bytes where " + std::to_string(n) + " were announced");
+        into.insert(into.end(), got.begin() + std::ptrdiff_t(sizeof(core_id)), got.end());
     }
 
     // On this host the urgent flag is a word in the core's header (release:
@@ -409,8 +483,25 @@ private:
         }
     }
 
+    /// Drop the bulk sends MPI is done with (in order: the oldest finish first).
+    void reap_bulk_sends() {
+        while (!bulk_out_.empty()) {
+            int done = 0;
+            detail::check(MPI_Test(&bulk_out_.front().request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+            if (!done) return;
+            bulk_out_.pop_front();
+        }
+    }
+
+    struct pending_bulk {
+        std::vector<std::byte> bytes; ///< the sending core, then the buffer
+        MPI_Request request = MPI_REQUEST_NULL;
+    };
+
     detail::run_state& s_;
     core_id id_;
+    std::deque<pending_bulk> bulk_out_; ///< bulk sends not yet known complete
+    std::map<core_id, std::deque<std::vector<std::byte>>> bulk_in_; ///< per source core: received ahead of their turn
     std::vector<detail::ring::producer> rings_out_; ///< per destination on this host, connected on the first send
     detail::ring::producer* acquired_ring_ = nullptr; ///< of the last try_acquire, where it was a ring's
     std::vector<detail::ring*> rings_in_;            ///< the rings to this core that carry something
@@ -427,6 +518,8 @@ private:
     bool messages_;                             ///< some core is reached by MPI messages: poll them
     bool serves_memory_; ///< core 0 of the home, where other ranks ask it for MESH's canonical copy
 };
+
+static_assert(taco::bulk_message_endpoint<endpoint>);
 
 /// The MPI platform (satisfies taco::platform).
 class platform {
@@ -481,9 +574,9 @@ private:
         if (c.cores < 1) throw std::invalid_argument("tacomesh::mpi: config.cores (or threads_per_rank) must be at least 1");
         if (c.window < 1 || c.window > 65536)
             throw std::invalid_argument("tacomesh::mpi: config.window must be 1 to 65536, got " + std::to_string(c.window));
-        if (std::int64_t(c.cores) * 3 + 4 > std::int64_t(s.tag_limit()))
+        if (std::int64_t(c.cores) * 4 + 4 > std::int64_t(s.tag_limit()))
             throw std::invalid_argument("tacomesh::mpi: " + std::to_string(c.cores) +
-                                        " cores need three MPI tags each (and MESH four), more than this MPI's MPI_TAG_UB (" +
+                                        " cores need four MPI tags each (and MESH four), more than this MPI's MPI_TAG_UB (" +
                                         std::to_string(s.tag_limit()) + ")");
         const core_id per_rank = (c.cores + core_id(s.ranks()) - 1) / core_id(s.ranks());
         if (per_rank > 1 && !s.thread_multiple())
