@@ -4,7 +4,7 @@
 // platform's own (MPI ranks on different hosts), where bulk_endpoint's
 // staging memory cannot exist (no memory both sides read). Without either,
 // a buffer is cut into channel messages of taco::message_bytes: 1 MiB is
-// some 9,000 of them, each an MPI message between hosts.
+// some 9,600 of them, each an MPI message between hosts.
 //
 // Order is the channel's: the sender sends the bytes first, then a small
 // channel message that names them; the receiver, running that message,

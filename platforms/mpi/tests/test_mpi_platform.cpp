@@ -187,7 +187,7 @@ TEST_CASE("mpi: a large vector to a core reached by MPI goes as one message, who
         received = box.received;
         wrong = box.wrong;
     });
-    INFO("channel messages for one 1 MiB vector: " << sent_for_one << " (in pieces: some 9,400)");
+    INFO("channel messages for one 1 MiB vector: " << sent_for_one << " (in pieces: some 9,600)");
     CHECK(sent_for_one <= 4);
     for (taco::core_id c = 1; c < cores; ++c) {
         CAPTURE(c);

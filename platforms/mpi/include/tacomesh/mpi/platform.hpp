@@ -297,7 +297,7 @@ public:
 
     // taco::bulk_message_endpoint: a large carried buffer to a core on
     // another host (or any, with on_host::mpi) as one MPI message on the
-    // destination's bulk tag, instead of one message per 112 bytes. Its
+    // destination's bulk tag, instead of some 9,600 channel messages a MiB. Its
     // bytes are copied, with the sending core first (a rank's cores share
     // its tags), into a buffer kept until MPI_Isend completes: the caller
     // may reuse its own at once. Cores on this host keep the rings, which
