@@ -28,17 +28,6 @@ rdf::store& lubm_inferred() {
     return s;
 }
 
-std::vector<std::string> sorted_lines(const std::string& text) {
-    std::vector<std::string> lines;
-    for (std::size_t at = 0; at < text.size();) {
-        const std::size_t end = text.find('\n', at);
-        lines.push_back(text.substr(at, end - at));
-        at = end == std::string::npos ? text.size() : end + 1;
-    }
-    std::sort(lines.begin(), lines.end());
-    return lines;
-}
-
 } // namespace
 
 TEST_CASE("Data-parallel: every LUBM query gives exactly the single-core rows", "[parallel]") {
@@ -51,7 +40,7 @@ TEST_CASE("Data-parallel: every LUBM query gives exactly the single-core rows", 
         single.push_back(rdf_test::sorted_rows(a.rows));
         std::string tsv;
         rdf::append_tsv_rows(tsv, a.rows, s.view().dict);
-        single_tsv.push_back(sorted_lines(tsv));
+        single_tsv.push_back(rdf_test::sorted_lines(tsv));
     }
     // 3 cores on 2 CPUs too: the split must not assume two.
     for (const taco::core_id cores : {taco::core_id(2), taco::core_id(3)})
@@ -66,7 +55,7 @@ TEST_CASE("Data-parallel: every LUBM query gives exactly the single-core rows", 
                     const rdf::parallel_answer a = c.run_split(queries[i], [&](std::string_view part) { tsv += part; });
                     CHECK(a.split);
                     CHECK(rdf_test::sorted_rows(a.answer.rows) == single[i]);
-                    CHECK(sorted_lines(tsv) == single_tsv[i]); // decoded by the workers
+                    CHECK(rdf_test::sorted_lines(tsv) == single_tsv[i]); // decoded by the workers
                     CHECK(a.answer.rows.rows() == rdf_test::lubm_counts[i]);
                     CHECK(a.rows_in_place); // these cores share non-cached memory: no controller copies the rows
                     REQUIRE(a.seconds_per_core.size() == cores);
@@ -93,7 +82,7 @@ TEST_CASE("Data-parallel: DISTINCT and LIMIT apply to the gathered rows", "[para
     rdf::with_cluster(s, {2, rdf::execution_mode::threads}, [&](rdf::rdf_cluster& c) {
         std::string tsv; // decoded by the master, after DISTINCT
         CHECK(c.run_split(distinct, [&](std::string_view part) { tsv += part; }).answer.rows.rows() == departments);
-        CHECK(sorted_lines(tsv) == sorted_lines(one_tsv));
+        CHECK(rdf_test::sorted_lines(tsv) == rdf_test::sorted_lines(one_tsv));
         CHECK(c.run_split(limited).answer.rows.rows() == 10);
     });
 }

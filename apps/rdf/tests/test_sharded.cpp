@@ -28,14 +28,7 @@ rdf::store load_lubm() {
 std::vector<std::string> tsv_lines(const rdf::table& rows, const rdf::dictionary_view& dict) {
     std::string tsv;
     rdf::append_tsv_rows(tsv, rows, dict);
-    std::vector<std::string> lines;
-    for (std::size_t at = 0; at < tsv.size();) {
-        const std::size_t end = tsv.find('\n', at);
-        lines.push_back(tsv.substr(at, end - at));
-        at = end == std::string::npos ? tsv.size() : end + 1;
-    }
-    std::sort(lines.begin(), lines.end());
-    return lines;
+    return rdf_test::sorted_lines(tsv);
 }
 
 template <class F>

@@ -54,6 +54,18 @@ inline const std::array<std::size_t, 14> lubm_counts = read_lubm_answers(data_di
 
 inline std::vector<std::string> lubm_queries() { return rdf::lubm_queries(data_dir); }
 
+/// A text's lines, sorted (TSV rows compared as a multiset).
+inline std::vector<std::string> sorted_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t end = text.find('\n', at);
+        lines.push_back(text.substr(at, end - at));
+        at = end == std::string::npos ? text.size() : end + 1;
+    }
+    std::sort(lines.begin(), lines.end());
+    return lines;
+}
+
 /// The rows of a table as sorted vectors (multiset comparison).
 inline std::vector<std::vector<rdf::term_id>> sorted_rows(const rdf::table& t) {
     std::vector<std::vector<rdf::term_id>> rows;

@@ -18,11 +18,16 @@
 // object is known (and subject not), by the object's owner, or, for a
 // literal or a class, by every core over its own subjects; one with neither,
 // by every core, each over its own subjects. Every match is found on exactly
-// one core.
+// one core. Every core keeps each term's owner (2 bytes a term), to send
+// rows on.
 //
-// A query. Core 0 (the master) encodes it with the dictionary (every core
-// has a copy), asks each core for its count of each pattern's matches and
-// plans with the sums (make_plan's `counted`). Each core then runs the plan:
+// The dictionary is dealt out too: each key is kept by the core its hash
+// names (detail::dictionary_home), so the master finds a constant's core
+// from the key, and a result term's core from the 2 bytes a term it keeps.
+//
+// A query. Core 0 (the master) has its constants looked up by their cores,
+// asks each core for its count of each pattern's matches and plans with the
+// sums (make_plan's `counted`). Each core then runs the plan:
 // step 0 over its own part, and before each later step it sends each row to
 // the owner that can extend it (or to every core, as above), one batch to
 // each core per step, empty or not, so a core knows a step's rows are all
@@ -37,7 +42,6 @@
 #include <bit>
 #include <concepts>
 #include <cstdint>
-#include <cstring>
 #include <map>
 #include <span>
 #include <stdexcept>
@@ -65,7 +69,7 @@ struct shard_stats {
     std::uint64_t object_triples = 0;   ///< kept in OSP and POS
     std::uint64_t terms = 0;            ///< keys kept (those whose hash names this core)
     std::uint64_t index_bytes = 0;      ///< the four orders' part here
-    std::uint64_t dictionary_bytes = 0; ///< the dictionary's copy
+    std::uint64_t dictionary_bytes = 0; ///< its part of the dictionary (core 0: and each term's core)
     std::uint64_t resident_bytes = 0;   ///< this process's resident memory now (VmRSS): per MPI rank
     std::uint64_t peak_resident_bytes = 0; ///< ... and its peak (VmHWM)
 };
