@@ -273,18 +273,6 @@ void on_cluster(rdf::store& s, const options& o, taco::core_id cores, F&& fn) {
     rdf::with_cluster(s, {cores, o.where.platform}, std::forward<F>(fn));
 }
 
-/// The whole store's figures, taken on core 0 before it is dealt out and let go.
-struct whole_store {
-    std::uint64_t triples = 0;
-    std::size_t bytes = 0, index_bytes = 0;
-    double load_seconds = 0;
-};
-
-/// rdf::with_sharded_cluster_on on the platform the options name; only
-/// core 0 (rank 0) reads the data.
-template <class F>
-void on_shards(const options& o, taco::core_id cores, whole_store& whole, F&& fn);
-
 std::string shown_name(const std::string& path) { return path == "-" ? "standard input" : path; }
 
 /// A query file's text and its algebra, parsed here so that a mistake is
@@ -471,6 +459,15 @@ int run_parse_command(const options& o) {
     return 0;
 }
 
+/// The whole store's figures, taken on core 0 before it is dealt out and let go.
+struct whole_store {
+    std::uint64_t triples = 0;
+    std::size_t bytes = 0, index_bytes = 0;
+    double load_seconds = 0;
+};
+
+/// rdf::with_sharded_cluster_on on the platform the options name; only
+/// core 0 (rank 0) reads the data.
 template <class F>
 void on_shards(const options& o, taco::core_id cores, whole_store& whole, F&& fn) {
     // A store file is mapped, not read: its pages are the page cache's,

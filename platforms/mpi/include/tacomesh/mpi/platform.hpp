@@ -61,6 +61,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -200,13 +201,20 @@ public:
             if (o)
                 for (auto& slot : o->slots)
                     if (slot.request != MPI_REQUEST_NULL) MPI_Wait(&slot.request, MPI_STATUS_IGNORE);
-        // A bulk message's bytes too (taken by a core that has stopped, they
-        // may never be: the run's end lets them go, as it does the receives).
+        // A bulk message for a core that stopped before taking it is never
+        // matched (the run's communicator goes): its request is let go, but
+        // its bytes stay until the process ends, since a large send's are
+        // read only when matched.
         for (auto& b : bulk_out_)
             if (b.request != MPI_REQUEST_NULL) {
                 int done = 0;
                 MPI_Test(&b.request, &done, MPI_STATUS_IGNORE);
-                if (!done) MPI_Request_free(&b.request); // MPI keeps what it needs of a freed send
+                if (done) continue;
+                MPI_Request_free(&b.request);
+                static std::mutex lock;
+                static std::vector<std::vector<std::byte>> unmatched;
+                const std::lock_guard<std::mutex> held(lock);
+                unmatched.push_back(std::move(b.bytes));
             }
     }
     endpoint(const endpoint&) = delete;
