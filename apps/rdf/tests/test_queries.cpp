@@ -23,14 +23,7 @@
 
 namespace {
 
-const rdf::store& lubm_inferred() {
-    static const rdf::store s = [] {
-        rdf::store st;
-        st.load_file(rdf_test::data_dir + "/lubm1-inferred.nt.gz");
-        return st;
-    }();
-    return s;
-}
+using rdf_test::lubm_inferred;
 
 std::size_t count(const std::string& q, const rdf::store& s) { return rdf::run_query(q, s.view()).rows.rows(); }
 

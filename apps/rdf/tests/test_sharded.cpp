@@ -21,14 +21,7 @@ namespace {
 
 /// LUBM(1), parsed once per test process; each cluster deals out a copy
 /// (a parse under the sanitizers is seconds, a copy milliseconds).
-const rdf::store& lubm() {
-    static const rdf::store s = [] {
-        rdf::store st;
-        st.load_file(rdf_test::data_dir + "/lubm1-inferred.nt.gz");
-        return st;
-    }();
-    return s;
-}
+const rdf::store& lubm() { return rdf_test::lubm_inferred(); }
 rdf::store load_lubm() { return lubm(); }
 
 /// A table's rows as sorted TSV lines, decoded with `dict`.

@@ -12,6 +12,7 @@
 
 #include <rdf/execute.hpp>
 #include <rdf/lubm_scale.hpp>
+#include <rdf/store.hpp>
 
 namespace rdf_test {
 
@@ -53,6 +54,16 @@ inline std::array<std::size_t, 14> read_lubm_answers(const std::string& path) {
 inline const std::array<std::size_t, 14> lubm_counts = read_lubm_answers(data_dir + "/lubm1.answers.tsv");
 
 inline std::vector<std::string> lubm_queries() { return rdf::lubm_queries(data_dir); }
+
+/// LUBM(1), closed, parsed once per test process.
+inline const rdf::store& lubm_inferred() {
+    static const rdf::store s = [] {
+        rdf::store st;
+        st.load_file(data_dir + "/lubm1-inferred.nt.gz");
+        return st;
+    }();
+    return s;
+}
 
 /// A text's lines, sorted (TSV rows compared as a multiset).
 inline std::vector<std::string> sorted_lines(const std::string& text) {
