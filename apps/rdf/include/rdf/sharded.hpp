@@ -544,7 +544,8 @@ public:
     sharded_cluster& operator=(const sharded_cluster&) = delete;
 
     std::uint32_t cores() const noexcept { return cores_; }
-    /// Core 0's part; its dictionary is the whole's (every core has one).
+    /// Core 0's part (for planning: the per-predicate statistics are the
+    /// whole's; its keys are only those whose hash names core 0).
     const shard_worker& here() const { return *workers_[0].get(); }
 
     /// Each core's part, and its process's memory.
