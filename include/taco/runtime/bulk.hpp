@@ -145,7 +145,7 @@ struct bulk_sent {
 /// Send `bytes` to `dest` ahead of the message that takes them, unpaced (the
 /// caller sends that message next, then paces): as one bulk message where
 /// the platform has them, else as pieces.
-inline void send_pieces(core& rt, core_id dest, std::span<const std::byte> bytes) {
+inline void send_ahead(core& rt, core_id dest, std::span<const std::byte> bytes) {
     if (bytes.size() >= bulk_message_min_bytes && rt.bulk_send(dest, bytes))
         return rt.send<bulk_sent, pacing::unpaced>(dest, rt.id(), std::uint32_t(bytes.size()));
     if (bytes.size() > reserve_from_pieces * bulk_piece::capacity)
@@ -201,7 +201,7 @@ inline void send_buffer(core& rt, core_id dest, carried_writer&& w) {
     } else if (std::byte* staged = stage_bytes(rt, dest, bytes)) {
         rt.send<bulk_staged, pacing::unpaced>(dest, rt.id(), std::uint32_t(bytes.size()), staged);
     } else {
-        send_pieces(rt, dest, bytes);
+        send_ahead(rt, dest, bytes);
     }
 }
 
@@ -260,9 +260,9 @@ struct bulk_value_staged {
     }
 };
 
-/// Deliver `v` to `dest` carried: handed over, staged, or its bytes ahead in
-/// pieces straight from the value (no staging copy) and then bulk_value<D,
-/// Finish>. A value beyond taco::max_carried_bytes is not sent: `fail` gets
+/// Deliver `v` to `dest` carried: handed over, staged, or its bytes ahead
+/// straight from the value (send_ahead: a bulk message or pieces, no
+/// staging copy) and then bulk_value<D, Finish>. A value beyond taco::max_carried_bytes is not sent: `fail` gets
 /// the error instead.
 template <class D, class Finish, class V, class Fail>
 void send_carried_value(core_id dest, const V& v, const Finish& finish, Fail&& fail) {
@@ -277,7 +277,7 @@ void send_carried_value(core_id dest, const V& v, const Finish& finish, Fail&& f
     } else if (std::byte* staged = stage_bytes(rt, dest, bytes)) {
         rt.send<bulk_value_staged<D, Finish>, pacing::unpaced>(dest, finish, std::uint32_t(bytes.size()), staged);
     } else {
-        send_pieces(rt, dest, bytes);
+        send_ahead(rt, dest, bytes);
         rt.send<bulk_value<D, Finish>, pacing::unpaced>(dest, finish, rt.id());
     }
     rt.pace(dest);

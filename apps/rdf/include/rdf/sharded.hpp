@@ -681,12 +681,15 @@ private:
         for (term_id t = 0; t < terms; ++t) route[t] = std::uint16_t(route[t] | deal[part_of[t]]);
         std::vector<std::uint16_t>().swap(part_of);
 
-        // The dictionary, the routes and the statistics to every core, in
-        // pieces of 1 MiB: a sender's queues keep the room of the largest
+        // The routes, the statistics, the keys and the triples to the cores
+        // in pieces of 1 MiB: a sender's queues keep the room of the largest
         // message they held (16 MiB pieces left rank 0 10 MB more resident).
         constexpr std::size_t piece_bytes = std::size_t(1) << 20;
+        constexpr std::size_t routes_a_piece = piece_bytes / sizeof(std::uint16_t);
         for (auto w : workers_) {
-            send_pieces(w, &shard_worker::take_routes, std::span<const std::uint16_t>(route), piece_bytes);
+            for (std::size_t at = 0; at < route.size(); at += routes_a_piece)
+                taco::sync(w, &shard_worker::take_routes,
+                           taco::view<std::uint16_t>(std::span<const std::uint16_t>(route).subspan(at, std::min(routes_a_piece, route.size() - at))));
             taco::async(w, &shard_worker::take_predicates, taco::view<predicate_stat>(v.predicates));
         }
         // Each key to its home core alone, in id order.
@@ -710,7 +713,7 @@ private:
             }
             for (std::uint32_t c = 0; c < cores_; ++c) send(c);
         }
-        // The triples, in SPO order, a batch of 1 MiB per core at a time.
+        // The triples, in SPO order, a batch per core at a time.
         const std::span<const std::uint16_t> r = route;
         {
             std::vector<std::uint64_t> by_subject(cores_, 0), by_object(cores_, 0);
@@ -720,7 +723,7 @@ private:
             });
             for (std::uint32_t c = 0; c < cores_; ++c) taco::async(workers_[c], &shard_worker::expect, by_subject[c], by_object[c]);
         }
-        constexpr std::size_t batch = (std::size_t(1) << 20) / sizeof(triple);
+        constexpr std::size_t batch = piece_bytes / sizeof(triple);
         std::vector<std::vector<triple>> subjects(cores_), objects(cores_);
         auto flush = [&](std::vector<triple>& b, std::uint32_t core, bool by_object) {
             // sync: the master's batches wait for the core to take them, so
@@ -742,13 +745,6 @@ private:
         }
     }
 
-    template <class T>
-    static void send_pieces(taco::global_ptr<shard_worker> w, void (shard_worker::*take)(taco::view<T>), std::span<const T> all,
-                            std::size_t piece_bytes) {
-        const std::size_t n = std::max<std::size_t>(1, piece_bytes / sizeof(T));
-        for (std::size_t at = 0; at < all.size(); at += n)
-            taco::sync(w, take, taco::view<T>(all.subspan(at, std::min(n, all.size() - at))));
-    }
 
     std::uint32_t cores_;
     shard_master master_;
