@@ -6,7 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
 #include <test_support.hpp> // test::on_cores and test::mesh_cores: the platform these suites run on
 
@@ -75,6 +77,68 @@ TEST_CASE("chunked_map: a changed element is seen by every reader, and only its 
           "every controller)",
           "[mesh][chunked]") {
     test::for_each_map_and_controller([]<class Map, class C>() { one_change_moves_one_chunk<Map, C>(); });
+}
+
+namespace {
+// set(first, values): a run across three chunks (the end of one, a whole
+// one, the start of the next) moves those three, as many set(k, v) would.
+constexpr std::uint32_t run_first = 10 * per_chunk + 100, run_count = 2 * per_chunk;
+
+template <class Map, class C>
+void a_run_moves_its_chunks() {
+    using mem = mesh::map_memory;
+    constexpr mem variant = Map::memory;
+    INFO(C::name << " / " << (variant == mem::dcm ? "dcm" : variant == mem::ncm ? "ncm" : "wt"));
+    using ptr = mesh::sharing_ptr<Map>;
+    constexpr std::uint32_t count = run_count;
+    auto sum = +[](ptr m) {
+        auto r = mesh::read(m);
+        long s = 0;
+        for (std::uint32_t k = 0; k < r.size(); ++k) s += r.get(k);
+        return s;
+    };
+    auto write_run = +[](ptr m) {
+        std::vector<long> values(run_count);
+        for (std::uint32_t i = 0; i < run_count; ++i) values[i] = long(i) + 2; // 1 -> i + 2: the sum grows by i + 1
+        mesh::write(m).set(run_first, std::span<const long>(values));
+    };
+    test::run(processes(3), [&] {
+        auto m = mesh::make_shared_object<Map, C>(64 * per_chunk, 1L);
+        const long before = 64 * long(per_chunk);
+        REQUIRE(taco::sync(1, sum, m) == before); // core 1's view holds every chunk
+        const moved writer = bytes_moved(2, [&] { taco::sync(2, write_run, m); });
+        long seen = 0;
+        const moved reader = bytes_moved(1, [&] { seen = taco::sync(1, sum, m); });
+        const long after = before + long(count) * (count + 1) / 2;
+        if constexpr (variant != mem::ncm && std::is_same_v<C, ctl::noop>) {
+            CHECK(seen == before); // no controller: core 1 keeps its stale view
+        } else {
+            CHECK(seen == after);
+            CHECK(taco::sync(1, +[](ptr p) { return mesh::read(p).get(run_first - 1); }, m) == 1); // the run's edges
+            CHECK(taco::sync(1, +[](ptr p) { return mesh::read(p).get(run_first + run_count); }, m) == 1);
+        }
+        if constexpr (variant == mem::ncm) {
+            CHECK(writer.written_back == 0);
+        } else if constexpr (!std::is_same_v<C, ctl::noop>) {
+            CHECK(writer.written_back == sizeof(Map) + (variant == mem::dcm ? 3 * Map::chunk_bytes : 0));
+            CHECK(reader.invalidated == sizeof(Map) + 3 * Map::chunk_bytes);
+        }
+        // A run past the end is refused whole: nothing of it is written.
+        const std::vector<long> too_long(per_chunk + 1, 5L);
+        CHECK_THROWS_WITH(mesh::write(m).set(std::uint32_t(63 * per_chunk), std::span<const long>(too_long)),
+                          "mesh::chunked_map: " + std::to_string(per_chunk + 1) + " values from index " +
+                              std::to_string(63 * per_chunk) + " into a map of size " + std::to_string(64 * per_chunk));
+        CHECK(mesh::read(m).get(std::uint32_t(63 * per_chunk)) == 1);
+        mesh::write(m).set(0, std::span<const long>()); // an empty run: nothing, anywhere
+        mesh::destroy_shared_object(m);
+    });
+}
+} // namespace
+
+TEST_CASE("chunked_map: a run of values set at once is seen by every reader, and only its chunks move (dcm, ncm, "
+          "wt x every controller)",
+          "[mesh][chunked]") {
+    test::for_each_map_and_controller([]<class Map, class C>() { a_run_moves_its_chunks<Map, C>(); });
 }
 
 namespace {

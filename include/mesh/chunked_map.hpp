@@ -157,6 +157,28 @@ public:
                 }
             }
         }
+        /// values[i] at first + i, as set would write each, a chunk at a
+        /// time: one bounds check, one copy, stamp and (wt) write-back per
+        /// chunk instead of per value. For whole clusterings and tables,
+        /// which through set cost a lookup, a check and a stamp each.
+        void set(K first, std::span<const V> values) {
+            if (values.empty()) return;
+            chunked_map& m = Memory == map_memory::ncm ? const_cast<chunked_map&>(w_.peek()) : *w_;
+            if (std::size_t(first) > m.size_ || values.size() > m.size_ - std::size_t(first)) [[unlikely]]
+                throw std::out_of_range("mesh::chunked_map: " + std::to_string(values.size()) + " values from index " +
+                                        std::to_string(first) + " into a map of size " + std::to_string(m.size_));
+            std::size_t k = first;
+            for (std::size_t done = 0; done < values.size();) {
+                const std::size_t c = k / per_chunk, at = k % per_chunk;
+                const std::size_t run = std::min(per_chunk - at, values.size() - done);
+                V* p = &m.lookup()[c][at];
+                std::memcpy(static_cast<void*>(p), values.data() + done, run * sizeof(V));
+                if constexpr (Memory != map_memory::ncm) m.stamps_.touch(c);
+                if constexpr (Memory == map_memory::wt) mesh::write_back(p, run * sizeof(V));
+                done += run;
+                k += run;
+            }
+        }
         /// The value at k, to change in place (dcm only: the other variants
         /// must see each write, so use set).
         V& ref(K k)

@@ -45,6 +45,12 @@ awk 'BEGIN { k = 7000; for (c = 0; c < k; ++c) { for (i = 0; i < 5; ++i) for (j 
 expect 0 '"schedule": "thorough", "iterations": ([4-9]|[1-9][0-9]+)[,}]' -- "$bin" --json --quiet --cores 2 "$data/karate.graph.gz"
 expect 0 '"schedule": "lean", "iterations": 2[,}]' -- "$bin" --json --quiet --cores 2 "$tmp/ring.el"
 expect 0 '"schedule": "thorough"' -- "$bin" --json --quiet --cores 2 --effort 2 "$tmp/ring.el"
+# ... or as --schedule says, whatever the size
+expect 0 '"schedule": "lean"' -- "$bin" --json --quiet --cores 2 --schedule lean "$data/karate.graph.gz"
+expect 0 '"schedule": "thorough"' -- "$bin" --json --quiet --cores 2 --schedule thorough "$tmp/ring.el"
+expect 0 '"schedule": "lean"' -- "$bin" --json --quiet --cores 2 --schedule auto "$tmp/ring.el"
+expect 2 "needs auto, lean or thorough, not 'quick'" -- "$bin" --schedule quick "$data/karate.graph.gz"
+expect 2 'applies to the multilevel algorithm only' -- "$bin" --algorithm greedy --schedule lean "$data/karate.graph.gz"
 
 # --output: one id per line, in vertex order, ids 0..k-1
 expect 0 "\"clusters\": $karate_clusters," -- "$bin" --json --quiet --algorithm greedy --output "$tmp/ids" "$data/karate.graph.gz"

@@ -255,6 +255,7 @@ TEST_CASE("the ensemble has a member per core on small graphs and two on big one
     CHECK(ensemble_members(automatic, 4, core0_size) == 4);
     CHECK(ensemble_members(automatic, 48, ensemble_cap_size - 1) == 48);
     CHECK(ensemble_members(automatic, 4, ensemble_cap_size) == 2);
+    CHECK(ensemble_members(automatic, 48, 65'000) == 2); // a graph of 50k edges: memory flat in the cores
     CHECK(ensemble_members(automatic, 1024, 10'000'000) == 2);
     ensemble_params three;
     three.members = 3;
@@ -280,8 +281,8 @@ TEST_CASE("big graphs get the lean schedule: one iteration per member, then loca
     // and gained crumbs on LFR graphs; small graphs keep the thorough
     // schedule, which reaches their best-known Q.
     const ensemble_params automatic{};
-    CHECK_FALSE(lean_schedule(automatic, ensemble_cap_size - 1));
-    CHECK(lean_schedule(automatic, ensemble_cap_size));
+    CHECK_FALSE(lean_schedule(automatic, lean_size - 1));
+    CHECK(lean_schedule(automatic, lean_size));
     ensemble_params harder;
     harder.effort = 2; // asks for more search: the thorough iterations
     CHECK_FALSE(lean_schedule(harder, 10'000'000));

@@ -61,8 +61,10 @@ options:
                                  after each round's combination), above 1 the thorough one
                                  (iterations until one gains no more)
   --ensemble K                   multilevel: members of the ensemble (default: one per
-                                 core, at least 2, on graphs with n + m < 100000; 2 on
+                                 core, at least 2, on graphs with n + m < 10000; 2 on
                                  bigger ones, so that memory does not grow with the cores)
+  --schedule auto|lean|thorough  multilevel: a member's work per round (default auto: lean
+                                 on graphs with n + m >= 100000 at --effort <= 1, else thorough)
   --format metis|el|pajek        the file's format, if its name does not say
   --shared-memory BYTES          MESH shared memory to reserve, each of cached and
                                  non-cached (a number, or with K, M, G or T: 64G);
@@ -159,6 +161,13 @@ cli parse(int argc, char** argv) {
                 const std::uint64_t k = number(a, value());
                 if (k < 1 || k > 1024) usage_error("--ensemble needs a member count from 1 to 1024");
                 c.run.members = std::uint32_t(k);
+            }
+            else if (a == "--schedule") {
+                const std::string v = value();
+                if (v == "auto") c.run.schedule = modularity::ensemble_schedule::by_size;
+                else if (v == "lean") c.run.schedule = modularity::ensemble_schedule::lean;
+                else if (v == "thorough") c.run.schedule = modularity::ensemble_schedule::thorough;
+                else usage_error("--schedule needs auto, lean or thorough, not '" + v + "'");
             }
             else if (a == "--format") c.format = modularity::parse_format(value());
             else if (a == "--shared-memory") c.run.shared_memory = byte_count(a, value());

@@ -119,6 +119,8 @@ inline void check(const cluster_options& o) {
     if (o.members > 1024) throw std::invalid_argument("--ensemble " + std::to_string(o.members) + ": at most 1024");
     if (o.members && o.algo != algorithm::multilevel)
         throw std::invalid_argument("--ensemble applies to the multilevel algorithm only");
+    if (o.schedule != ensemble_schedule::by_size && o.algo != algorithm::multilevel)
+        throw std::invalid_argument("--schedule applies to the multilevel algorithm only");
     if (o.max_steps && o.algo != algorithm::greedy)
         throw std::invalid_argument("--max-steps applies to the greedy algorithm only (--algorithm greedy); the "
                                     "multilevel search ends by --effort");

@@ -1,9 +1,9 @@
 #pragma once
 // The multilevel search in parallel on TACO and MESH: an ensemble of
-// clusterings, one member per core (at least two; two on big graphs: see
-// ensemble_members), combined through their core groups (Ovelgoenne and
-// Geyer-Schulz's CGGC, iterated), each member improved by multilevel
-// iterations (multilevel.hpp).
+// clusterings, one member per core on small graphs (at least two; two from
+// 10k vertices + edges: see ensemble_members), combined through their core
+// groups (Ovelgoenne and Geyer-Schulz's CGGC, iterated), each member
+// improved by multilevel iterations (multilevel.hpp).
 //
 // A round:
 //   1. every member (a worker object on its core) builds a clustering and
@@ -140,17 +140,26 @@ inline std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t member, std::uin
     return x;
 }
 
+// A whole clustering in or out of a shared map a chunk at a time (the
+// reader's chunk spans, the writer's range set): value by value, a lookup,
+// a bounds check and a stamp each, a member's write of its clustering took
+// 1.4 M instructions on an LFR graph of 10k vertices, now 30 k (a small
+// part of a round's 200 M either way).
 template <class Map>
 std::vector<cluster> read_map(const mesh::sharing_ptr<Map>& m) {
     const auto r = mesh::read(m);
-    std::vector<cluster> out(r.size());
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = r.get(typename Map::key_type(i));
+    std::vector<cluster> out;
+    out.reserve(r.size());
+    for (std::size_t c = 0; c < r.chunk_count(); ++c) {
+        const auto values = r.chunk(c);
+        out.insert(out.end(), values.begin(), values.end());
+    }
     return out;
 }
 
 template <class Map>
 void write_map(const mesh::sharing_ptr<Map>& m, const std::vector<cluster>& values) {
-    fill(m, values.size(), [&](std::size_t i) { return values[i]; });
+    mesh::write(m).set(0, std::span<const cluster>(values));
 }
 
 } // namespace detail
@@ -322,7 +331,11 @@ inline unsigned round_patience(const ensemble_params& p, std::size_t size) {
 
 /// Graphs of at least this many vertices + edges get two members whatever
 /// the cores (ensemble_members).
-inline constexpr std::size_t ensemble_cap_size = 100000;
+inline constexpr std::size_t ensemble_cap_size = 10000;
+
+/// Graphs of at least this many vertices + edges get the lean schedule
+/// (lean_schedule).
+inline constexpr std::size_t lean_size = 100000;
 
 /// Graphs of fewer vertices + edges than this run their members one after
 /// the other on core 0 (members_on_core0).
@@ -348,9 +361,11 @@ inline bool members_on_core0(const ensemble_params& p, std::size_t size) {
 /// where more members find the best-known clustering more often and cost
 /// little; two on bigger ones. Each member's coarse levels and scratch take
 /// 20-35 bytes an edge of private memory, so a member per core made the
-/// run's memory grow with the cores (4 cores took 1.6x the 2-core peak on
-/// an LFR graph of 0.95 M edges), and on big graphs more members buy
-/// crumbs of Q for their time. The cores beyond the members wait.
+/// run's memory grow with the cores: 4 cores took 1.6x the 2-core peak on
+/// an LFR graph of 0.95 M edges, and 1.22-1.44x on never-tuned graphs of
+/// 30k-65k edges (the cap was 100k vertices + edges then), where the
+/// process's fixed 5 MiB no longer hides them. The cores beyond the members
+/// wait.
 inline std::uint32_t ensemble_members(const ensemble_params& p, taco::core_id cores, std::size_t size) {
     if (p.members) return p.members;
     if (members_on_core0(p, size)) return 2;
@@ -359,13 +374,13 @@ inline std::uint32_t ensemble_members(const ensemble_params& p, taco::core_id co
 
 /// Whether the members run the lean schedule (the header says what it
 /// does), unless ensemble_params::schedule says: on graphs of at least
-/// ensemble_cap_size vertices + edges at effort 1 or less. Smaller graphs
+/// lean_size vertices + edges at effort 1 or less. Smaller graphs
 /// cost milliseconds a round and reach the best-known Q by the thorough one;
 /// --effort above 1 is a request for more search, which on big graphs means
 /// the thorough schedule's iterations.
 inline bool lean_schedule(const ensemble_params& p, std::size_t size) {
     if (p.schedule != ensemble_schedule::by_size) return p.schedule == ensemble_schedule::lean;
-    return size >= ensemble_cap_size && p.effort <= 1;
+    return size >= lean_size && p.effort <= 1;
 }
 
 /// The gain that counts as an improvement (ensemble_params::tolerance).

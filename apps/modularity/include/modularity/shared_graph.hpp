@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,15 +36,18 @@ namespace modularity {
 using mesh::map_memory;
 
 namespace detail {
-/// Fill a map under its writer proxy: dcm values in place, the others
-/// through set (ncm and wt must see each write).
+/// Fill a map's first n values under its writer proxy, value(i) at i, a
+/// chunk's worth at a time (the proxy's range set: one check, stamp and
+/// write-back per chunk, not per value).
 template <class Map, class Value>
 void fill(const mesh::sharing_ptr<Map>& map, std::size_t n, Value value) {
+    using V = typename Map::value_type;
     auto w = mesh::write(map);
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto k = typename Map::key_type(i);
-        if constexpr (Map::memory == map_memory::dcm) w.ref(k) = value(i);
-        else w.set(k, value(i));
+    V buffer[Map::per_chunk];
+    for (std::size_t first = 0; first < n; first += Map::per_chunk) {
+        const std::size_t run = std::min(Map::per_chunk, n - first);
+        for (std::size_t i = 0; i < run; ++i) buffer[i] = value(first + i);
+        w.set(typename Map::key_type(first), std::span<const V>(buffer, run));
     }
 }
 } // namespace detail
