@@ -57,6 +57,31 @@ TEST_CASE("multilevel reaches the best-known modularity of the small graphs, eve
     }
 }
 
+TEST_CASE("the rounds stop once restarts keep finding the best Q again, and run on where they find others") {
+    // karate: every restart from singletons lands on the optimum (0.4198),
+    // so the search stops after repeat_limit of them, where the patience
+    // of a graph this small (64 rounds) ran before; dolphins: restarts land
+    // in many local optima, the best-known Q comes up again only now and
+    // then, and the rounds run on.
+    const ensemble_params automatic{};
+    CHECK(repeat_limit(automatic) == 6);
+    const graph_data karate = read_graph(data + "/karate.graph.gz");
+    const graph_data dolphins = read_graph(data + "/dolphins.graph.gz");
+    REQUIRE(round_patience(automatic, karate.vertex_count() + karate.undirected_edge_count()) == 64);
+    for (std::uint64_t seed : {1, 2, 3}) {
+        INFO("seed " << seed);
+        const cluster_result k = multilevel(karate, seed);
+        CHECK(k.modularity == Approx(0.41979).margin(5e-6));
+        // Round 0's two members agree (one repeat), round 1 combines them
+        // (members start from the core groups, not from singletons), and
+        // rounds 2-6 start member 1 afresh: five more.
+        CHECK(k.steps == 7);
+        const cluster_result d = multilevel(dolphins, seed);
+        CHECK(d.modularity == Approx(0.52852).margin(5e-6));
+        CHECK(d.steps >= 20);
+    }
+}
+
 TEST_CASE("multilevel gives the same clustering on every platform, controller and map variant") {
     const graph_data g = read_graph(data + "/email.graph.gz");
     const cluster_result ref = multilevel(g, 7, 1);

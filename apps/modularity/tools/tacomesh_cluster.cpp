@@ -55,7 +55,8 @@ options:
   --effort X                     multilevel: how hard to search (default 1): a gain
                                  below 0.001 / X ends a member's iterations and the rounds,
                                  and graphs with n + m < 10000 get up to X * 30000 / (n + m)
-                                 more rounds without one (1 to 64 in all); on graphs with
+                                 more rounds without one (1 to 64 in all; the search ends
+                                 sooner once 6 x X restarts found the best Q again); on graphs with
                                  n + m >= 100000, X <= 1 runs the lean schedule (one
                                  multilevel iteration per member, then only local moving
                                  after each round's combination), above 1 the thorough one
