@@ -90,7 +90,6 @@ void a_run_moves_its_chunks() {
     constexpr mem variant = Map::memory;
     INFO(C::name << " / " << (variant == mem::dcm ? "dcm" : variant == mem::ncm ? "ncm" : "wt"));
     using ptr = mesh::sharing_ptr<Map>;
-    constexpr std::uint32_t count = run_count;
     auto sum = +[](ptr m) {
         auto r = mesh::read(m);
         long s = 0;
@@ -109,7 +108,7 @@ void a_run_moves_its_chunks() {
         const moved writer = bytes_moved(2, [&] { taco::sync(2, write_run, m); });
         long seen = 0;
         const moved reader = bytes_moved(1, [&] { seen = taco::sync(1, sum, m); });
-        const long after = before + long(count) * (count + 1) / 2;
+        const long after = before + long(run_count) * (run_count + 1) / 2;
         if constexpr (variant != mem::ncm && std::is_same_v<C, ctl::noop>) {
             CHECK(seen == before); // no controller: core 1 keeps its stale view
         } else {

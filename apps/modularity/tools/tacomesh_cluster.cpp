@@ -163,13 +163,7 @@ cli parse(int argc, char** argv) {
                 if (k < 1 || k > 1024) usage_error("--ensemble needs a member count from 1 to 1024");
                 c.run.members = std::uint32_t(k);
             }
-            else if (a == "--schedule") {
-                const std::string v = value();
-                if (v == "auto") c.run.schedule = modularity::ensemble_schedule::by_size;
-                else if (v == "lean") c.run.schedule = modularity::ensemble_schedule::lean;
-                else if (v == "thorough") c.run.schedule = modularity::ensemble_schedule::thorough;
-                else usage_error("--schedule needs auto, lean or thorough, not '" + v + "'");
-            }
+            else if (a == "--schedule") c.run.schedule = modularity::parse_schedule(value());
             else if (a == "--format") c.format = modularity::parse_format(value());
             else if (a == "--shared-memory") c.run.shared_memory = byte_count(a, value());
             else if (a == "--output") c.output = value();

@@ -35,6 +35,14 @@ inline algorithm parse_algorithm(std::string_view s) {
     throw std::invalid_argument("unknown algorithm '" + std::string(s) + "' (greedy, multilevel)");
 }
 
+/// --schedule's value: auto (by the graph's size, lean_schedule), lean or thorough.
+inline ensemble_schedule parse_schedule(std::string_view s) {
+    if (s == "auto") return ensemble_schedule::by_size;
+    if (s == "lean") return ensemble_schedule::lean;
+    if (s == "thorough") return ensemble_schedule::thorough;
+    throw std::invalid_argument("--schedule needs auto, lean or thorough, not '" + std::string(s) + "'");
+}
+
 using tacomesh::posix::execution_mode;
 using tacomesh::posix::name;
 using tacomesh::posix::parse_execution_mode;

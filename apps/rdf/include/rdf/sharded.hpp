@@ -687,9 +687,10 @@ private:
         constexpr std::size_t piece_bytes = std::size_t(1) << 20;
         constexpr std::size_t routes_a_piece = piece_bytes / sizeof(std::uint16_t);
         for (auto w : workers_) {
-            for (std::size_t at = 0; at < route.size(); at += routes_a_piece)
+            const std::span<const std::uint16_t> all = route;
+            for (std::size_t at = 0; at < all.size(); at += routes_a_piece)
                 taco::sync(w, &shard_worker::take_routes,
-                           taco::view<std::uint16_t>(std::span<const std::uint16_t>(route).subspan(at, std::min(routes_a_piece, route.size() - at))));
+                           taco::view<std::uint16_t>(all.subspan(at, std::min(routes_a_piece, all.size() - at))));
             taco::async(w, &shard_worker::take_predicates, taco::view<predicate_stat>(v.predicates));
         }
         // Each key to its home core alone, in id order.
@@ -744,7 +745,6 @@ private:
             flush(objects[c], c, true);
         }
     }
-
 
     std::uint32_t cores_;
     shard_master master_;
