@@ -35,8 +35,9 @@ need_packages() {
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 # g++-multilib: the SCC real-chip build (32-bit, freestanding; CTest scc.chip_build).
+# qemu-system-x86: boots the bare-metal images on several cores (CTest scc.bare-metal).
 # iproute2: the two-host MPI test over network namespaces (platforms/mpi/tests/netns_multihost.sh).
-base_packages=(g++ g++-multilib cmake ninja-build catch2 libbenchmark-dev libboost-dev libboost-context-dev zlib1g-dev
+base_packages=(g++ g++-multilib qemu-system-x86 cmake ninja-build catch2 libbenchmark-dev libboost-dev libboost-context-dev zlib1g-dev
                libserd-dev libraptor2-dev liburiparser-dev libpcre2-dev libssl-dev libmetis-dev libopenmpi-dev openmpi-bin iproute2 python3 python3-rdflib
                libcpp-httplib-dev curl python3-sparqlwrapper)
 # clang: the ASan and fuzzing trees. valgrind, igraph, matplotlib, venv, time: the
@@ -86,8 +87,10 @@ not_in_plain_runs='bench-smoke|slow'
 # TACOMESH_SANITIZE): the suites ran under the sanitizer on POSIX, 16-48
 # emulated cores on 2 CPUs under TSan take tens of minutes, and Open MPI is
 # not built with the sanitizers, which then report its internals. The
-# emulation's own tests ("scc:") run.
-not_in_sanitizer_runs="$not_in_plain_runs|scale"
+# emulation's own tests ("scc:") run. Nor do the bare-metal images booted
+# under QEMU (label bare-metal): freestanding, built by the compiler alone,
+# no sanitizer reaches them.
+not_in_sanitizer_runs="$not_in_plain_runs|scale|bare-metal"
 
 run_tests() { # dir, ctest args...
   local dir=$1; shift
