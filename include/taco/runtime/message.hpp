@@ -16,8 +16,10 @@
 namespace taco::detail {
 
 using message_handler = void (*)(std::byte* message);
-inline constexpr std::size_t payload_offset = sizeof(image_ptr<message_handler>);
-static_assert(payload_offset % message_align == 0);
+/// The handler's image-relative pointer, padded to the payload's alignment
+/// (4 bytes of padding on a 32-bit target: the SCC's cores).
+inline constexpr std::size_t payload_offset =
+    (sizeof(image_ptr<message_handler>) + message_align - 1) / message_align * message_align;
 
 template <class Msg>
 inline constexpr std::size_t message_length = payload_offset + sizeof(Msg);

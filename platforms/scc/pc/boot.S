@@ -131,13 +131,18 @@ tacomesh_pc_exception_stubs:
     .long exception_\n
 .endr
 
-// Flat 4 GB code (0x08) and data (0x10) segments, ring 0.
+// Flat 4 GB code (0x08) and data (0x10) segments, ring 0; then a data
+// segment per core for %gs, whose base runtime.cpp sets to the core's
+// thread-local block (selector (3 + core) * 8).
     .section .data
     .align 8
+    .globl tacomesh_pc_gdt
+tacomesh_pc_gdt:
 gdt:
     .quad 0
     .quad 0x00CF9A000000FFFF
     .quad 0x00CF92000000FFFF
+    .skip 8 * MAX_CORES
 gdt_end:
     .globl tacomesh_pc_gdt_descriptor
 tacomesh_pc_gdt_descriptor:

@@ -32,7 +32,14 @@ void tacomesh_pc_spurious_stub();
 extern void (*const tacomesh_pc_exception_stubs[32])();
 extern const std::byte __trampoline_load[];
 extern const std::byte __trampoline_bytes[]; // its address is the size (linker script)
+extern void (*const __init_array_start[])();
+extern void (*const __init_array_end[])();
 }
+// The hosted C++ runtime (runtime.cpp), if the image links it.
+namespace tacomesh::scc::pc::detail {
+[[gnu::weak]] void start_runtime(std::uint32_t ram_top) noexcept;
+[[gnu::weak]] void start_core(std::uint32_t core) noexcept;
+} // namespace tacomesh::scc::pc::detail
 
 namespace {
 
@@ -121,6 +128,14 @@ extern "C" [[noreturn]] void tacomesh_pc_boot(std::uint32_t magic, const std::ui
              cores, pc::hardware::max_cores);
     if (pc::apic::self() != 0) fail("the boot processor's APIC ID is not 0", pc::apic::self(), 0);
     pc::detail::booted_cores = cores;
+    if (pc::detail::start_runtime) {
+        // The memory above 1 MB, from the loader's map (flags bit 0: mem_upper in KB).
+        if (!(info[0] & 1u)) fail("the multiboot loader gave no memory size", info[0], 1);
+        pc::detail::start_runtime(0x10'0000u + info[2] * 1024u);
+    } else if (+__init_array_start != +__init_array_end) {
+        fail("static constructors in an image without runtime.cpp, which would run them: constructors",
+             std::uint32_t(__init_array_end - __init_array_start), 0);
+    }
 
     for (unsigned v = 0; v < 32; ++v) set_gate(v, tacomesh_pc_exception_stubs[v]);
     set_gate(pc::lint_vector, tacomesh_pc_lint_stub);
@@ -167,6 +182,7 @@ extern "C" [[noreturn]] void tacomesh_pc_ap_boot(core_index id) noexcept {
         for (;;) asm volatile("cli\n\thlt");
     }
     local_setup();
+    if (pc::detail::start_core) pc::detail::start_core(id);
     __atomic_fetch_add(&checked_in, 1u, __ATOMIC_ACQ_REL);
     while (__atomic_load_n(&go, __ATOMIC_ACQUIRE) == 0) asm volatile("pause");
     tacomesh_scc_start();

@@ -1,6 +1,8 @@
 #pragma once
-// The x86-64 execution context: the stack switch is inline assembly in the
-// code that resumes or suspends, not a call into jump_fcontext.
+// The x86 execution context: the stack switch is inline assembly in the
+// code that resumes or suspends, not a call into jump_fcontext. x86-64, and
+// 32-bit x86 for the SCC's cores (the bare-metal build, where no
+// Boost.Context library is there to link).
 //
 // Why not Boost.Context here: its switch is a call whose return happens on
 // the other stack (jump_fcontext ends with an indirect jmp), so the CPU's
@@ -23,8 +25,8 @@
 #include <taco/detail/context/pooled_stack.hpp>
 #include <taco/detail/context/sanitizer_reports.hpp>
 
-#if !defined(__x86_64__)
-#error "taco/detail/context/inline_context.hpp is x86-64 only; other targets use boost_context"
+#if !defined(__x86_64__) && !defined(__i386__)
+#error "taco/detail/context/inline_context.hpp is x86 only; other targets use boost_context"
 #endif
 
 namespace taco::detail {
@@ -36,6 +38,7 @@ namespace taco::detail {
 // leaf that keeps locals below rsp, where the pushes would land. `save`
 // stays in rdi across the jump: a fresh stack's entry receives it as its
 // first argument.
+#if defined(__x86_64__)
 #if defined(__AVX512F__)
 #define TACO_CONTEXT_AVX512_CLOBBERS                                                                     \
     , "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", \
@@ -67,6 +70,35 @@ namespace taco::detail {
                    "memory" TACO_CONTEXT_AVX512_CLOBBERS);
 }
 #undef TACO_CONTEXT_AVX512_CLOBBERS
+#else
+// 32-bit: no red zone. The resume address comes from call/pop (the same
+// text in position-independent code); ebx may be clobbered, GCC saves it
+// where it holds the GOT.
+#if defined(__SSE__)
+#define TACO_CONTEXT_SSE_CLOBBERS , "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7"
+#else
+#define TACO_CONTEXT_SSE_CLOBBERS
+#endif
+[[gnu::always_inline]] inline void switch_stack(void** save, void* to) noexcept {
+    asm volatile("call 2f\n"
+                 "2:\n\t"
+                 "popl %%eax\n\t"
+                 "addl $1f-2b, %%eax\n\t"
+                 "pushl %%ebp\n\t"
+                 "pushl %%eax\n\t"
+                 "movl %%esp, (%0)\n\t"
+                 "movl %1, %%esp\n\t"
+                 "popl %%eax\n\t"
+                 "popl %%ebp\n\t"
+                 "jmp *%%eax\n"
+                 "1:"
+                 : "+D"(save), "+S"(to)
+                 :
+                 : "eax", "ebx", "ecx", "edx", "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)",
+                   "cc", "memory" TACO_CONTEXT_SSE_CLOBBERS);
+}
+#undef TACO_CONTEXT_SSE_CLOBBERS
+#endif
 
 class inline_context {
 public:
@@ -89,10 +121,21 @@ public:
         // then entry's return address, null so that unwinders and debuggers
         // stop there. entry then starts with rsp = 8 (mod 16), as after a call.
         auto* top = static_cast<void**>(stack_.sp);
+#if defined(__x86_64__)
         top[-1] = nullptr;
         top[-2] = nullptr;
         top[-3] = reinterpret_cast<void*>(&entry);
         self_sp_ = top - 3;
+#else
+        // 32-bit: entry's argument (&resumer_sp_) on the stack above its
+        // null return address, so that entry starts with esp + 4 a
+        // multiple of 16, as after a call.
+        top[-2] = &resumer_sp_;
+        top[-3] = nullptr;
+        top[-4] = nullptr;
+        top[-5] = reinterpret_cast<void*>(&entry);
+        self_sp_ = top - 5;
+#endif
     }
     /// From the resumer: run the coroutine until it suspends (false) or its
     /// main returns (true; the stack is then released).
@@ -120,7 +163,8 @@ public:
 
 private:
     // Reached by the first switch with rdi = &resumer_sp_ (switch_stack's
-    // `save`), the first member of this standard-layout class.
+    // `save`; on 32-bit x86 start() put it on the stack), the first member
+    // of this standard-layout class.
     [[noreturn]] static void entry(void** resumer_slot) noexcept {
         auto* self = reinterpret_cast<inline_context*>(resumer_slot);
         self->reports_.entered();

@@ -211,6 +211,18 @@ public:
         return ran;
     }
 
+    /// Whether a message has been published here that poll() has not taken
+    /// yet (the flag bytes only; nothing is taken): what a core checks after
+    /// announcing that it goes to sleep, before it sleeps.
+    bool pending() {
+        if (o_.invalidate) hw_.cl1invmb();
+        std::array<std::uint8_t, max_peers> flags;
+        hw_.mpb_load(hw_.core(), l_.flag_offset, flags.data(), hw_.core_count());
+        for (core_index src = 0; src < hw_.core_count(); ++src)
+            if (flags[src] != std::uint8_t(received_[src])) return true;
+        return false;
+    }
+
 private:
     struct header {
         std::uint32_t seq, length;
