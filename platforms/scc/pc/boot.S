@@ -112,11 +112,44 @@ tacomesh_pc_lint_stub:
     pop %eax
     iret
 
-// The local APIC timer: only there to wake hlt (halt()'s bound).
-    .globl tacomesh_pc_timer_stub
-tacomesh_pc_timer_stub:
+// Interrupts that call a hook with the interrupted eip, if one is set: the
+// local APIC timer (there to wake hlt, halt()'s bound; the TACO platform
+// retries a preemption from it) and the preemption IPI (the platform runs
+// urgent invocations in it, pc/platform.hpp). The hook is C++ and may use
+// the x87 unit, so its state is saved (fsave: the P54C has no fxsave) with
+// the caller-saved registers; the stack is aligned to 16 for it. Interrupts
+// stay off in the hook (an interrupt gate): interruptions do not nest.
+.macro hooked_stub name, hook
+    .globl \name
+\name:
+    push %eax
+    push %ecx
+    push %edx
+    push %ebp
+    mov %esp, %ebp
+    mov 16(%ebp), %ecx          // the interrupted eip, above the four pushes
+    sub $108, %esp
+    and $-16, %esp
+    fsave (%esp)
+    cld
+    mov \hook, %eax
+    test %eax, %eax
+    jz 1f
+    sub $12, %esp
+    push %ecx
+    call *%eax
+    add $16, %esp
+1:  frstor (%esp)
     movl $0, APIC_EOI
+    mov %ebp, %esp
+    pop %ebp
+    pop %edx
+    pop %ecx
+    pop %eax
     iret
+.endm
+    hooked_stub tacomesh_pc_timer_stub, tacomesh_pc_timer_hook
+    hooked_stub tacomesh_pc_preempt_stub, tacomesh_pc_preempt_hook
 
 // Spurious interrupts get no EOI.
     .globl tacomesh_pc_spurious_stub

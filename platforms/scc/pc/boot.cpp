@@ -28,6 +28,7 @@ extern "C" {
 [[noreturn]] void tacomesh_scc_start(void) noexcept;
 void tacomesh_pc_lint_stub();
 void tacomesh_pc_timer_stub();
+void tacomesh_pc_preempt_stub();
 void tacomesh_pc_spurious_stub();
 extern void (*const tacomesh_pc_exception_stubs[32])();
 extern const std::byte __trampoline_load[];
@@ -40,6 +41,12 @@ namespace tacomesh::scc::pc::detail {
 [[gnu::weak]] void start_runtime(std::uint32_t ram_top) noexcept;
 [[gnu::weak]] void start_core(std::uint32_t core) noexcept;
 } // namespace tacomesh::scc::pc::detail
+
+// The hooks of the timer and preemption interrupts (pc/hardware.hpp).
+extern "C" {
+void (*tacomesh_pc_timer_hook)(std::uint32_t) noexcept = nullptr;
+void (*tacomesh_pc_preempt_hook)(std::uint32_t) noexcept = nullptr;
+}
 
 namespace {
 
@@ -140,6 +147,7 @@ extern "C" [[noreturn]] void tacomesh_pc_boot(std::uint32_t magic, const std::ui
     for (unsigned v = 0; v < 32; ++v) set_gate(v, tacomesh_pc_exception_stubs[v]);
     set_gate(pc::lint_vector, tacomesh_pc_lint_stub);
     set_gate(pc::timer_vector, tacomesh_pc_timer_stub);
+    set_gate(pc::preempt_vector, tacomesh_pc_preempt_stub);
     set_gate(pc::spurious_vector, tacomesh_pc_spurious_stub);
     pc::detail::outb(0x21, 0xFF); // the 8259s masked: the local APICs take every interrupt
     pc::detail::outb(0xA1, 0xFF);

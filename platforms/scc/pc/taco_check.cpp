@@ -7,10 +7,12 @@
 // methods, continuations and error continuations, groups and their
 // collectives (at_each, reduce, gather) on a binomial tree, activities,
 // protothreads and stackful coroutines (which block inside nested calls),
-// tasks in priority and deadline order, and a stream of invocations from
-// every core to every core. It prints each failure on the serial console
+// tasks in priority and deadline order, a stream of invocations from
+// every core to every core, and preemptive invocations (urgent ones that
+// interrupt a computation that never polls, through the interrupt path). It prints each failure on the serial console
 // and its verdict; the run ends as failed if any check did.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -18,6 +20,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include <taco/preemption.hpp>
 #include <taco/taco.hpp>
 #include <tacomesh/scc/pc/console.hpp>
 #include <tacomesh/scc/pc/platform.hpp>
@@ -250,6 +253,65 @@ void streams() {
     check(whole, "every stream whole and in order");
 }
 
+std::uint64_t rdtsc() noexcept {
+    std::uint32_t lo, hi;
+    asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (std::uint64_t(hi) << 32) | lo;
+}
+
+// A computation that never polls (taco::preemptible): only an urgent
+// invocation that interrupts it can stop it before its time limit.
+struct computation {
+    std::atomic<bool> stop{false}, halted_inside{false};
+    long compute(std::uint64_t limit_cycles) {
+        return taco::preemptible([&] {
+            const std::uint64_t start = rdtsc();
+            std::uint64_t x = 88172645463325252ull;
+            for (std::uint64_t i = 0;; ++i) {
+                if (stop.load(std::memory_order_relaxed)) return 1L;
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                if ((i & 0xFFFF) == 0 && rdtsc() - start > limit_cycles) return x == 0 ? 2L : 0L;
+            }
+        });
+    }
+    void halt() {
+        halted_inside.store(taco::preempting(), std::memory_order_relaxed);
+        stop.store(true, std::memory_order_relaxed);
+    }
+    /// Cycles since `sent` if this interrupted the computation; -1 if it ran
+    /// at an ordinary scheduling point (before the computation started).
+    long long poke(std::uint64_t sent) { return taco::preempting() ? (long long)(rdtsc() - sent) : -1; }
+    bool halted_by_interruption() const { return halted_inside.load(std::memory_order_relaxed); }
+};
+
+/// Preemptive invocations through the interrupt path: urgent pokes while
+/// the last core computes, their latency from send to the handler, then an
+/// urgent halt that ends the computation from inside it.
+void preemption() {
+    const taco::core_id n = taco::core_count();
+    if (n < 2) return;
+    const std::uint64_t hz = pc::detail::tsc_hz();
+    const auto gp = taco::new_on<computation>(n - 1).get();
+    taco::future<long> done;
+    taco::async(gp, taco::m2f(&computation::compute, 20 * hz), done);
+    std::vector<long long> latencies;
+    for (int pokes = 0; latencies.size() < 21 && pokes < 5000 && !done.ready(); ++pokes)
+        if (const long long l = taco::call(gp, taco::m2f(&computation::poke, rdtsc()), taco::urgent).get(); l >= 0)
+            latencies.push_back(l);
+    taco::async(gp, taco::m2f(&computation::halt), taco::urgent);
+    expect(done.get(), 1, "a computation that never polls, halted by an urgent invocation");
+    check(taco::sync(gp, &computation::halted_by_interruption), "the halt ran inside the computation (preempted)");
+    expect(long(latencies.size()), 21, "urgent invocations that interrupted the computation");
+    if (!latencies.empty()) {
+        std::sort(latencies.begin(), latencies.end());
+        const auto us = [&](long long cycles) { return std::uint64_t(cycles) * 1'000'000ull / hz; };
+        pc::print("taco bare-metal: preempt: send to urgent handler, median ", us(latencies[latencies.size() / 2]),
+                  " us, min ", us(latencies.front()), " us, max ", us(latencies.back()), " us (", std::uint32_t(latencies.size()),
+                  " interruptions; QEMU's cores are host threads)\n");
+    }
+    taco::delete_on(gp);
+}
+
 } // namespace
 
 extern "C" void tacomesh_scc_main(tacomesh::scc::core_index core) {
@@ -260,6 +322,7 @@ extern "C" void tacomesh_scc_main(tacomesh::scc::core_index core) {
         collectives();
         tasks();
         streams();
+        preemption();
     });
     for (auto pol : {taco::policy::priority, taco::policy::edf})
         taco::run(cfg, [pol] { ordered(pol); }, taco::run_options{.scheduling = pol});

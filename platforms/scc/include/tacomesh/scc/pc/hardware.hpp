@@ -29,11 +29,20 @@
 #include <tacomesh/scc/geometry.hpp>
 #include <tacomesh/scc/hardware.hpp>
 
+/// Called, if set, by the timer and preemption interrupts with the
+/// interrupted instruction's address, interrupts off, on the interrupted
+/// stack (boot.S; the TACO platform sets them).
+extern "C" {
+extern void (*tacomesh_pc_timer_hook)(std::uint32_t eip) noexcept;
+extern void (*tacomesh_pc_preempt_hook)(std::uint32_t eip) noexcept;
+}
+
 namespace tacomesh::scc::pc {
 
 /// The interrupt vectors the boot code's IDT serves (platforms/scc/pc/boot.S).
 inline constexpr std::uint8_t lint_vector = 0x40;   ///< the SCC's LINT0: tacomesh_scc_lint_handler
 inline constexpr std::uint8_t timer_vector = 0x41;  ///< the local APIC timer (bounds halt())
+inline constexpr std::uint8_t preempt_vector = 0x42; ///< interrupts a computation for urgent invocations
 inline constexpr std::uint8_t spurious_vector = 0xFF;
 
 /// Shared DRAM of the stand-in (the chip's four 16 MB segments would not fit

@@ -17,6 +17,17 @@
 // (whose last step, flush_wcb, is a full fence here) and then reads the
 // receiver's word, interrupting it if it is up. One of the two sees the
 // other's store (both fence between their store and their load).
+//
+// Preemptive invocations (taco::preemption_endpoint), the chip's interrupt
+// path: a sender of an urgent invocation to a core that computes inside
+// taco::preemptible also sends it the preemption IPI, whose handler runs
+// the urgent invocations there, between two instructions of the
+// computation (taco/preemption.hpp says what they may touch). As on the
+// host platforms, only in the program's own code: an interrupt that finds
+// the core in the libraries (the C++ runtime, runtime.cpp: the heap's lock
+// is taken with interrupts off, but libstdc++'s own locks are not) tries
+// again at the next timer tick, about 1 ms later. Interrupts stay off in the
+// handler, so interruptions do not nest.
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
@@ -25,6 +36,8 @@
 
 #include <taco/core_id.hpp>
 #include <taco/platform/platform.hpp>
+#include <taco/platform/preemption_endpoint.hpp>
+#include <taco/runtime/core.hpp>
 #include <tacomesh/scc/mpb_channel.hpp>
 #include <tacomesh/scc/pc/hardware.hpp>
 #include <tacomesh/scc/pc/runtime.hpp>
@@ -44,12 +57,40 @@ namespace detail {
 struct launch_state {
     std::uint32_t sleeping[scc::max_cores];
     std::uint32_t urgent[scc::max_cores];
+    std::uint32_t preemptible[scc::max_cores]; ///< inside taco::preemptible: an urgent sender interrupts
+    std::uint32_t retry[scc::max_cores];       ///< an interruption found the core in the libraries
+    std::uint32_t preemptions[scc::max_cores]; ///< interruptions that ran urgent invocations
     void (*entry)(endpoint&, void*);
     void* arg;
     std::uint32_t generation, finished, shut_down;
     std::exception_ptr* errors; ///< one per core, on core 0's stack during a launch
 };
 inline constinit launch_state launch{};
+
+extern "C" {
+extern const std::byte __library_text_start[], __library_text_end[]; // image.ld
+}
+
+/// The preemption IPI's hook (and the timer's, for a retry): the urgent
+/// invocations, if the core is inside taco::preemptible and was interrupted
+/// in the program's own code.
+inline void preempt(std::uint32_t eip) noexcept {
+    const core_index me = apic::self();
+    if (!__atomic_load_n(&launch.preemptible[me], __ATOMIC_ACQUIRE)) return;
+    const auto* at = reinterpret_cast<const std::byte*>(std::uintptr_t(eip));
+    if (at >= __library_text_start && at < __library_text_end) {
+        __atomic_store_n(&launch.retry[me], 1u, __ATOMIC_RELAXED);
+        return;
+    }
+    __atomic_store_n(&launch.retry[me], 0u, __ATOMIC_RELAXED);
+    if (taco::detail::core* rt = taco::detail::tls_runtime; rt && rt->preemptible_now()) {
+        ++launch.preemptions[me];
+        rt->preempt_now();
+    }
+}
+inline void preempt_retry(std::uint32_t eip) noexcept {
+    if (__atomic_load_n(&launch.retry[apic::self()], __ATOMIC_RELAXED)) preempt(eip);
+}
 } // namespace detail
 
 class endpoint {
@@ -80,19 +121,39 @@ public:
         pc::detail::full_fence();
         if (!channels_.pending() && __atomic_load_n(&l.urgent[me], __ATOMIC_ACQUIRE) == 0) {
             const auto ns = std::min<std::chrono::nanoseconds>(limit, std::chrono::milliseconds(10)).count();
-            hw_.halt(std::uint64_t(ns) * pc::detail::tsc_hz() / 1'000'000'000ull + 1);
+            if (ns > 0) hw_.halt(std::uint64_t(ns) * pc::detail::tsc_hz() / 1'000'000'000ull + 1);
         }
         __atomic_store_n(&l.sleeping[me], 0u, __ATOMIC_RELEASE);
         static_cast<void>(hw_.take_interrupt());
     }
     void pause() noexcept { asm volatile("pause"); }
     void signal_urgent(taco::core_id dest) {
-        __atomic_store_n(&detail::launch.urgent[dest], 1u, __ATOMIC_SEQ_CST);
+        auto& l = detail::launch;
+        // seq_cst store, then load: against allow_preemption's store and
+        // load in the other order, one of the two sees the other's.
+        __atomic_store_n(&l.urgent[dest], 1u, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&l.preemptible[dest], __ATOMIC_SEQ_CST)) interrupt_computation(dest);
         wake(dest);
     }
+    /// Entering (on) and leaving taco::preemptible's outermost computation.
+    void allow_preemption(bool on) {
+        auto& l = detail::launch;
+        const core_index me = hw_.core();
+        __atomic_store_n(&l.preemptible[me], on ? 1u : 0u, __ATOMIC_SEQ_CST);
+        if (!on) return;
+        // Signalled before we were armed: interrupt ourselves now.
+        if (__atomic_load_n(&l.urgent[me], __ATOMIC_SEQ_CST)) interrupt_computation(me);
+    }
+    /// Urgent invocations that interrupted a computation on this core so far.
+    std::uint32_t preemptions() const noexcept { return detail::launch.preemptions[hw_.core()]; }
     bool take_urgent() { return __atomic_exchange_n(&detail::launch.urgent[hw_.core()], 0u, __ATOMIC_ACQ_REL) != 0; }
 
 private:
+    void interrupt_computation(taco::core_id dest) {
+        const std::uintptr_t flags = pc::detail::save_flags_cli();
+        apic::send(dest, apic::assert_level | preempt_vector);
+        pc::detail::restore_flags(flags);
+    }
     void wake(taco::core_id dest) {
         pc::detail::full_fence();
         if (__atomic_load_n(&detail::launch.sleeping[dest], __ATOMIC_SEQ_CST)) hw_.interrupt(dest);
@@ -117,6 +178,8 @@ public:
         auto& l = detail::launch;
         hardware hw;
         std::exception_ptr errors[scc::max_cores];
+        tacomesh_pc_preempt_hook = &detail::preempt;
+        tacomesh_pc_timer_hook = &detail::preempt_retry;
         l.entry = entry;
         l.arg = arg;
         l.errors = errors;
@@ -174,5 +237,6 @@ private:
 };
 
 static_assert(taco::platform<platform>);
+static_assert(taco::preemption_endpoint<endpoint>);
 
 } // namespace tacomesh::scc::pc
