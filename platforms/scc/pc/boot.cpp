@@ -135,15 +135,6 @@ extern "C" [[noreturn]] void tacomesh_pc_boot(std::uint32_t magic, const std::ui
              cores, pc::hardware::max_cores);
     if (pc::apic::self() != 0) fail("the boot processor's APIC ID is not 0", pc::apic::self(), 0);
     pc::detail::booted_cores = cores;
-    if (pc::detail::start_runtime) {
-        // The memory above 1 MB, from the loader's map (flags bit 0: mem_upper in KB).
-        if (!(info[0] & 1u)) fail("the multiboot loader gave no memory size", info[0], 1);
-        pc::detail::start_runtime(0x10'0000u + info[2] * 1024u);
-    } else if (+__init_array_start != +__init_array_end) {
-        fail("static constructors in an image without runtime.cpp, which would run them: constructors",
-             std::uint32_t(__init_array_end - __init_array_start), 0);
-    }
-
     for (unsigned v = 0; v < 32; ++v) set_gate(v, tacomesh_pc_exception_stubs[v]);
     set_gate(pc::lint_vector, tacomesh_pc_lint_stub);
     set_gate(pc::timer_vector, tacomesh_pc_timer_stub);
@@ -152,6 +143,15 @@ extern "C" [[noreturn]] void tacomesh_pc_boot(std::uint32_t magic, const std::ui
     pc::detail::outb(0x21, 0xFF); // the 8259s masked: the local APICs take every interrupt
     pc::detail::outb(0xA1, 0xFF);
     local_setup();
+    // The C++ runtime after the IDT: a fault in a static constructor is reported.
+    if (pc::detail::start_runtime) {
+        // The memory above 1 MB, from the loader's map (flags bit 0: mem_upper in KB).
+        if (!(info[0] & 1u)) fail("the multiboot loader gave no memory size", info[0], 1);
+        pc::detail::start_runtime(0x10'0000u + info[2] * 1024u);
+    } else if (+__init_array_start != +__init_array_end) {
+        fail("static constructors in an image without runtime.cpp, which would run them: constructors",
+             std::uint32_t(__init_array_end - __init_array_start), 0);
+    }
 
     if (cores > 1) {
         const auto size = reinterpret_cast<std::uintptr_t>(__trampoline_bytes);

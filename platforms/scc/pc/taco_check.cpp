@@ -146,6 +146,16 @@ void invocations() {
         caught = e.origin() == last && e.text() == "insufficient funds";
     }
     check(caught, "remote_error from a throwing method, with its origin and text");
+    // Thrown inside the C++ library (position-independent code, its own
+    // unwind tables), caught here.
+    bool from_library = false;
+    try {
+        std::vector<int> v(3);
+        static_cast<void>(v.at(7));
+    } catch (const std::out_of_range&) {
+        from_library = true;
+    }
+    check(from_library, "an exception thrown inside the C++ library, caught by the program");
     expect(taco::sync(acc, &account::get), 12, "the object after the exception");
 
     // Continuations: a value to a collector, a failure to an error continuation.
