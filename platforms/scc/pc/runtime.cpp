@@ -55,8 +55,8 @@ namespace {
 //
 // Size classes of powers of two from 16 bytes, each with a free list; a
 // block keeps its class in a 16-byte header (16: operator new's alignment).
-// Blocks above the largest class are carved from the top of the same bump
-// region and kept on a first-fit list when freed. One spin lock: the
+// Blocks above the largest class are carved from the same bump region and
+// kept on a first-fit list when freed. One spin lock: the
 // runtime allocates off its hot paths.
 
 struct header {
