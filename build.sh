@@ -35,15 +35,17 @@ need_packages() {
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 # g++-multilib: the SCC real-chip build (32-bit, freestanding; CTest scc.chip_build).
-# qemu-system-x86: boots the bare-metal images on several cores (CTest scc.bare-metal).
 # iproute2: the two-host MPI test over network namespaces (platforms/mpi/tests/netns_multihost.sh).
-base_packages=(g++ g++-multilib qemu-system-x86 cmake ninja-build catch2 libbenchmark-dev libboost-dev libboost-context-dev zlib1g-dev
+base_packages=(g++ g++-multilib cmake ninja-build catch2 libbenchmark-dev libboost-dev libboost-context-dev zlib1g-dev
                libserd-dev libraptor2-dev liburiparser-dev libpcre2-dev libssl-dev libmetis-dev libopenmpi-dev openmpi-bin iproute2 python3 python3-rdflib
                libcpp-httplib-dev curl python3-sparqlwrapper)
 # clang: the ASan and fuzzing trees. valgrind, igraph, matplotlib, venv, time: the
 # benchmark smoke run's instruction counts, peer, plots, PyPI peers and peak memory.
 clang_packages=(clang libclang-rt-14-dev)
 bench_packages=(valgrind python3-igraph python3-matplotlib python3-venv time)
+# qemu-system-x86: the test runs boot the bare-metal images under QEMU on
+# several cores (CTest scc.bare-metal); the demos do not need it.
+test_packages=(qemu-system-x86)
 
 configure() { # dir, extra cmake args...
   local dir=$1; shift
@@ -130,7 +132,7 @@ case "$cmd" in
     ninja -C build -j "$jobs" tacomesh_demo
     ./build/apps/demo/tacomesh_demo "$@" ;;
   test)
-    need_packages "${base_packages[@]}"
+    need_packages "${base_packages[@]}" "${test_packages[@]}"
     configure build "${plain_flags[@]}"
     run_tests build -LE "$not_in_plain_runs" ;;
   slow)
@@ -157,7 +159,7 @@ case "$cmd" in
     (cd build-tsan && TACOMESH_TEST_SCALE=0.02 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
       setarch "$(uname -m)" -R ctest --output-on-failure -j "$jobs" --timeout 900 -LE "$not_in_sanitizer_runs|compile|cli") ;;
   clang)
-    need_packages "${base_packages[@]}" clang
+    need_packages "${base_packages[@]}" "${test_packages[@]}" clang
     CXX=clang++ configure build-clang -DTACOMESH_BUILD_BENCH=OFF
     run_tests build-clang -LE "$not_in_plain_runs" ;;
   bench-smoke)
