@@ -173,7 +173,9 @@ extern "C" [[noreturn]] void tacomesh_pc_boot(std::uint32_t magic, const std::ui
         while (__atomic_load_n(&checked_in, __ATOMIC_ACQUIRE) < cores - 1) {
             no_extra_core();
             delay(1'000'000);
-            if (++waited == 20'000) // some 10-20 s of host time: QEMU's -smp is less than cores=
+            // Some 20-60 s of host time (QEMU's 48 virtual CPUs on a loaded
+            // host of two take seconds to start): -smp is less than cores=.
+            if (++waited == 60'000)
                 fail("cores checked in, of", __atomic_load_n(&checked_in, __ATOMIC_ACQUIRE) + 1, cores);
         }
         delay(10'000'000); // time for cores beyond cores=, if QEMU has any, to show
