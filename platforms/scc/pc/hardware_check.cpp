@@ -1,11 +1,11 @@
 // A bare-metal, self-checking program for the PC stand-in (CTest
-// "scc.bare-metal: hardware layer and MPB channels under QEMU"): on every
-// booted core at once, the hardware layer (LOCK registers, DRAM, LUTs,
-// interrupts and halt) and the MPB channels (mpb_channel.hpp, the protocol
-// code of the chip and the emulation) between every pair of cores, the
-// interrupt-driven way included (the receiver sleeps in hlt until the
-// sender's interrupt). It reports each failure on the serial console, and
-// core 0 ends the run with the verdict.
+// "scc.bare-metal: the hardware layer and the MPB channels on N cores under
+// QEMU"): on every booted core at once, the hardware layer (LOCK registers,
+// DRAM, LUTs, interrupts and halt) and the MPB channels (mpb_channel.hpp,
+// the protocol code of the chip and the emulation) between every pair of
+// cores, the interrupt-driven way included (the receiver sleeps in hlt
+// until the sender's interrupt). It reports each failure on the serial
+// console, and core 0 ends the run with the verdict.
 #include <tacomesh/scc/mpb_channel.hpp>
 #include <tacomesh/scc/pc/console.hpp>
 #include <tacomesh/scc/pc/hardware.hpp>

@@ -1,16 +1,18 @@
-// The TACO runtime bare metal (CTest "scc.bare-metal: the TACO runtime on N
-// cores under QEMU"): a self-checking program, no Catch2, no operating
-// system, on every core of the PC stand-in through pc::platform (the MPB
-// channels, interrupts to wake sleeping cores). Core 0 runs one taco::run
-// per scheduling policy and checks, in them: invocations (fire and forget
-// in order, futures, sync calls, functions on cores), exceptions in remote
-// methods, continuations and error continuations, groups and their
+// The TACO runtime bare metal (CTest "scc.bare-metal: the TACO runtime,
+// preemptive invocations included, on N cores under QEMU"): a
+// self-checking program, no Catch2, no operating system, on every core of
+// the PC stand-in through pc::platform (the MPB channels, interrupts to wake
+// sleeping cores). Core 0 runs one taco::run per scheduling policy and
+// checks, in them: invocations (fire and forget in order, futures, sync
+// calls, functions on cores), exceptions in remote methods and inside the
+// C++ library, continuations and error continuations, groups and their
 // collectives (at_each, reduce, gather) on a binomial tree, activities,
 // protothreads and stackful coroutines (which block inside nested calls),
-// tasks in priority and deadline order, a stream of invocations from
-// every core to every core, and preemptive invocations (urgent ones that
-// interrupt a computation that never polls, through the interrupt path). It prints each failure on the serial console
-// and its verdict; the run ends as failed if any check did.
+// tasks in priority and deadline order, a stream of invocations from every
+// core to every core, and preemptive invocations (urgent ones that
+// interrupt a computation that never polls, through the interrupt path).
+// It prints each failure on the serial console and its verdict; the run
+// ends as failed if any check did.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
