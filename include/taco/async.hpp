@@ -183,7 +183,7 @@ void invoke_checked(core_id dest, T* object, const Call& call, M&&... m) {
     } else {
         rt.send<Req>(dest, target, call, cont);
     }
-    if constexpr (Mods::is_urgent) rt.signal_urgent(dest);
+    if constexpr (Mods::is_urgent) rt.urgent_sent(dest);
 }
 
 /// Send one invocation of `call` on `object` (T = void: on core `dest`).

@@ -225,7 +225,7 @@ void emit(const channel<T>& ch, V&& value) {
 template <class T, class V>
 void emit(const channel<T>& ch, V&& value, urgent_t) {
     emit(ch, std::forward<V>(value));
-    detail::runtime().signal_urgent(ch.core());
+    detail::runtime().urgent_sent(ch.core());
 }
 
 namespace detail {

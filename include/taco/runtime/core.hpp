@@ -166,6 +166,17 @@ public:
         return true;
     }
     virtual void signal_urgent(core_id dest) = 0;
+    /// After sending an urgent message to `dest`: signal dest now, and if
+    /// the channel was full (the message waits in the local queue; at 48
+    /// cores the SCC's MPB holds one message per sender) again as the
+    /// messages before it, and then it, enter the channel. Each signal makes
+    /// a computing dest take what the channel holds, which frees room; the
+    /// first alone left the urgent message to wait for the end of the
+    /// computation it was to interrupt.
+    void urgent_sent(core_id dest) {
+        if (!queued_.empty() && queued_.waiting(dest)) queued_.mark_urgent(dest);
+        signal_urgent(dest);
+    }
 
     // ---- preemptive invocations (preemption.hpp) ----
     // The state lives in atomics only because the platform's interrupt (a
@@ -427,14 +438,17 @@ private:
     }
     /// Move what fits of dest's queue into its channel; true if none is left.
     [[gnu::noinline]] bool drain(core_id dest) {
-        return queued_.drain(dest, [&](const std::byte* bytes, std::size_t length) {
-            std::byte* slot = try_acquire(dest);
-            if (!slot) return false;
-            std::memcpy(slot, bytes, length);
-            publish(dest, length);
-            ++stats_.sent;
-            return true;
-        });
+        return queued_.drain(
+            dest,
+            [&](const std::byte* bytes, std::size_t length) {
+                std::byte* slot = try_acquire(dest);
+                if (!slot) return false;
+                std::memcpy(slot, bytes, length);
+                publish(dest, length);
+                ++stats_.sent;
+                return true;
+            },
+            [&] { signal_urgent(dest); });
     }
     [[gnu::noinline]] std::size_t flush() {
         const std::size_t before = queued_.size();

@@ -54,22 +54,45 @@ public:
         return q.bytes.data() + at + header;
     }
 
+    /// The message just pushed for `dest` is urgent: until it is in the
+    /// channel, drain calls its `urgent` whenever it has put messages ahead
+    /// of it there, and once more when it has put it (the receiver is
+    /// signalled each time: core::urgent_sent).
+    void mark_urgent(core_id dest) {
+        auto& q = active_.at(dest);
+        q.urgent_end = q.bytes.size();
+    }
+
     /// Hand dest's messages, oldest first, to `put(bytes, length)` until it
-    /// returns false (the channel is full); true when none is left.
+    /// returns false (the channel is full); true when none is left. Calls
+    /// `urgent()` as mark_urgent says.
     template <class Put>
     bool drain(core_id dest, Put&& put) {
+        return drain(dest, put, [] {});
+    }
+    template <class Put, class Urgent>
+    bool drain(core_id dest, Put&& put, Urgent&& urgent) {
         const auto it = active_.find(dest);
         if (it == active_.end()) return true;
         auto& q = it->second;
+        bool put_any = false;
         while (!q.empty()) {
             std::uint32_t len;
             std::memcpy(&len, q.bytes.data() + q.head, sizeof len);
             if (!put(q.bytes.data() + q.head + header, std::size_t(len))) {
+                // Full again before the urgent message: the receiver, if it
+                // computes, must take what came, or the channel stays full.
+                if (put_any && q.urgent_end != 0) urgent();
                 q.compact();
                 return false;
             }
+            put_any = true;
             q.head += header + round(len);
             --total_;
+            if (q.urgent_end != 0 && q.head >= q.urgent_end) {
+                q.urgent_end = 0;
+                urgent();
+            }
         }
         if (spare_.size() < max_spare) {
             q.bytes.clear(); // keeps the capacity for the next burst
@@ -90,6 +113,7 @@ private:
     struct fifo {
         std::vector<std::byte> bytes;
         std::size_t head = 0;
+        std::size_t urgent_end = 0; ///< where the last urgent message ends (0: none queued)
         bool empty() const noexcept { return head == bytes.size(); }
         /// Drop what has left once it is most of the buffer: a queue that is
         /// never empty (a steady flood) would otherwise only ever grow at its
@@ -99,6 +123,7 @@ private:
         void compact() {
             if (head < compact_from || head < bytes.size() / 2) return;
             bytes.erase(bytes.begin(), bytes.begin() + std::ptrdiff_t(head));
+            if (urgent_end != 0) urgent_end -= head; // still ahead of head: drain clears it once passed
             head = 0;
         }
     };
