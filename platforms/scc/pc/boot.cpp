@@ -76,13 +76,8 @@ void set_gate(unsigned vector, void (*stub)()) {
 }
 
 void delay(std::uint64_t cycles) {
-    std::uint32_t lo, hi;
-    asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
-    const std::uint64_t start = (std::uint64_t(hi) << 32) | lo;
-    for (;;) {
-        asm volatile("pause\n\trdtsc" : "=a"(lo), "=d"(hi));
-        if (((std::uint64_t(hi) << 32) | lo) - start >= cycles) return;
-    }
+    const std::uint64_t start = pc::detail::rdtsc();
+    while (pc::detail::rdtsc() - start < cycles) asm volatile("pause");
 }
 
 /// This core's part: the shared IDT, its local APIC on (spurious vector, the

@@ -76,13 +76,12 @@ std::uint32_t heap_lock;
 
 struct heap_guard {
     std::uintptr_t flags;
-    heap_guard() noexcept {
-        asm volatile("pushf\n\tpop %0\n\tcli" : "=r"(flags)::"memory");
+    heap_guard() noexcept : flags(pc::detail::save_flags_cli()) {
         while (__atomic_exchange_n(&heap_lock, 1u, __ATOMIC_ACQUIRE) != 0) asm volatile("pause");
     }
     ~heap_guard() {
         __atomic_store_n(&heap_lock, 0u, __ATOMIC_RELEASE);
-        asm volatile("push %0\n\tpopf" ::"r"(flags) : "memory", "cc");
+        pc::detail::restore_flags(flags);
     }
 };
 
@@ -174,11 +173,7 @@ std::uint32_t errno_of[pc::hardware::max_cores];
 
 // ---- time -----------------------------------------------------------------
 
-std::uint64_t rdtsc() noexcept {
-    std::uint32_t lo, hi;
-    asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
-    return (std::uint64_t(hi) << 32) | lo;
-}
+using pc::detail::rdtsc;
 
 } // namespace
 

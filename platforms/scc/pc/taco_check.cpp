@@ -265,11 +265,7 @@ void streams() {
     check(whole, "every stream whole and in order");
 }
 
-std::uint64_t rdtsc() noexcept {
-    std::uint32_t lo, hi;
-    asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
-    return (std::uint64_t(hi) << 32) | lo;
-}
+using pc::detail::rdtsc;
 
 // A computation that never polls (taco::preemptible): only an urgent
 // invocation that interrupts it can stop it before its time limit.

@@ -6,6 +6,8 @@
 // I/O and a spin lock, nothing else.
 #include <cstdint>
 
+#include <tacomesh/scc/pc/hardware.hpp>
+
 namespace tacomesh::scc::pc {
 
 namespace detail {
@@ -23,14 +25,13 @@ inline std::uint32_t console_lock = 0;
 /// Interrupts off while the lock is held: a handler on this core that
 /// printed would spin on it for ever.
 inline std::uintptr_t lock_console() noexcept {
-    std::uintptr_t flags;
-    asm volatile("pushf\n\tpop %0\n\tcli" : "=r"(flags)::"memory");
+    const std::uintptr_t flags = save_flags_cli();
     while (__atomic_exchange_n(&console_lock, 1u, __ATOMIC_ACQUIRE) != 0) asm volatile("pause");
     return flags;
 }
 inline void unlock_console(std::uintptr_t flags) noexcept {
     __atomic_store_n(&console_lock, 0u, __ATOMIC_RELEASE);
-    asm volatile("push %0\n\tpopf" ::"r"(flags) : "memory", "cc");
+    restore_flags(flags);
 }
 inline void put(char c) noexcept {
     while ((inb(com1 + 5) & 0x20) == 0) asm volatile("pause"); // transmitter holding register empty

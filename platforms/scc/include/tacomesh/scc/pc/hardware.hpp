@@ -98,6 +98,13 @@ inline std::uintptr_t save_flags_cli() noexcept {
 }
 inline void restore_flags(std::uintptr_t flags) noexcept { asm volatile("push %0\n\tpopf" ::"r"(flags) : "memory", "cc"); }
 
+/// The time-stamp counter (the boot's delays, the runtime's clock, cycles()).
+inline std::uint64_t rdtsc() noexcept {
+    std::uint32_t lo, hi;
+    asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (std::uint64_t(hi) << 32) | lo;
+}
+
 /// A full fence that the P54C-era CPU models have (no mfence before SSE2):
 /// a locked read-modify-write of the stack drains the store buffer.
 inline void full_fence() noexcept { asm volatile("lock addl $0, (%%esp)" ::: "memory", "cc"); }
@@ -211,11 +218,7 @@ public:
     void flush_l2() noexcept { detail::full_fence(); }
     void flush_l2_range(std::size_t, std::size_t) noexcept { detail::full_fence(); }
 
-    std::uint64_t cycles() const noexcept {
-        std::uint32_t lo, hi;
-        asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
-        return (std::uint64_t(hi) << 32) | lo;
-    }
+    std::uint64_t cycles() const noexcept { return detail::rdtsc(); }
     void idle_since(std::uint64_t) noexcept {}
 
 private:

@@ -117,8 +117,7 @@ public:
     void idle(std::chrono::nanoseconds limit) {
         auto& l = detail::launch;
         const core_index me = hw_.core();
-        __atomic_store_n(&l.sleeping[me], 1u, __ATOMIC_SEQ_CST);
-        pc::detail::full_fence();
+        __atomic_store_n(&l.sleeping[me], 1u, __ATOMIC_SEQ_CST); // xchg: a full fence before the look
         if (!channels_.pending() && __atomic_load_n(&l.urgent[me], __ATOMIC_ACQUIRE) == 0) {
             const auto ns = std::min<std::chrono::nanoseconds>(limit, std::chrono::milliseconds(10)).count();
             if (ns > 0) hw_.halt(std::uint64_t(ns) * pc::detail::tsc_hz() / 1'000'000'000ull + 1);
@@ -154,8 +153,9 @@ private:
         apic::send(dest, apic::assert_level | preempt_vector);
         pc::detail::restore_flags(flags);
     }
+    /// Both callers have fenced since their store (publish's flush_wcb,
+    /// signal_urgent's seq_cst store): no second fence on the send path.
     void wake(taco::core_id dest) {
-        pc::detail::full_fence();
         if (__atomic_load_n(&detail::launch.sleeping[dest], __ATOMIC_SEQ_CST)) hw_.interrupt(dest);
     }
 
