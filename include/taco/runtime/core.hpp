@@ -191,6 +191,15 @@ public:
     /// Running urgent invocations that interrupted a preemptible computation.
     bool preempting() const noexcept { return preempting_.load(std::memory_order_relaxed); }
     void enter_preemptible() {
+        // What was signalled before the computation runs before it, here,
+        // not through an interrupt at arming: cheaper (no signal, no IPI),
+        // and the flag may be stale. An ordinary poll serves urgent
+        // messages without clearing it, so after one the arming interrupted
+        // the computation for nothing; on the emulated SCC that interrupt
+        // also put an urgent invocation read before the computation started
+        // on the interrupt path. Before the depth goes up: what runs here is
+        // not inside the computation, and a throw leaves nothing to undo.
+        if (preemptible_depth_.load(std::memory_order_relaxed) == 0) urgent_point();
         const bool outermost = preemptible_depth_.fetch_add(1, std::memory_order_relaxed) == 0;
         std::atomic_signal_fence(std::memory_order_seq_cst);
         // Armed after the depth is up: the platform interrupts at once for
@@ -214,6 +223,7 @@ public:
     /// for leave_preemptible.
     void preempt_now() noexcept {
         if (!preemptible_now()) return;
+        ++stats_.interruptions;
         preempting_.store(true, std::memory_order_relaxed);
         std::atomic_signal_fence(std::memory_order_seq_cst);
         try {

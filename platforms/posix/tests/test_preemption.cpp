@@ -23,6 +23,8 @@ std::int64_t now_ns() {
         .count();
 }
 
+std::atomic<bool> mark_sent{false};
+
 struct computation {
     std::atomic<bool> stop{false};
     std::atomic<long> allocations{0};
@@ -77,6 +79,22 @@ struct computation {
         const std::string s(100, 'p');
         return taco::preempting() ? at - sent + std::int64_t(s.size() - 100) : -1;
     }
+
+    /// An urgent invocation that notes whether it ran as an interruption.
+    void mark() {
+        marked_inside.store(taco::preempting(), std::memory_order_relaxed);
+        marked.store(true, std::memory_order_relaxed);
+    }
+    std::atomic<bool> marked{false}, marked_inside{false};
+    bool mark_interrupted() const { return marked_inside.load(std::memory_order_relaxed); }
+    /// Busy, polling nothing, until mark_sent (thread mode: the test's core
+    /// 0 sets it once its urgent mark is in the channel); then a computation
+    /// that says whether the mark had run by its first instruction.
+    bool marked_before_start() {
+        while (!mark_sent.load(std::memory_order_acquire)) {}
+        return taco::preemptible([&] { return marked.load(std::memory_order_relaxed); });
+    }
+    std::uint64_t interruptions() const { return taco::stats().interruptions; }
 };
 
 struct outcome {
@@ -84,6 +102,7 @@ struct outcome {
     std::int64_t latency = -1;
     int pokes = 0;
     bool halted_inside = false; // the halting sink ran inside the computation
+    std::uint64_t interruptions = 0; // core 1's taco::stats()
 };
 
 /// Halted by an urgent invocation, or (by_channel) by an urgent write to a
@@ -104,6 +123,7 @@ outcome preempt_once(execution_mode mode, bool allocate, bool by_channel = false
         else taco::async(gp, taco::m2f(&computation::halt), taco::urgent);
         o.how = done.get();
         o.halted_inside = taco::sync(gp, &computation::halted_by_interruption);
+        o.interruptions = taco::sync(gp, &computation::interruptions);
         taco::delete_on(gp);
     });
     return o;
@@ -127,6 +147,46 @@ TEST_CASE("preempt: an urgent invocation interrupts a computation that never pol
     INFO("pokes: " << o.pokes << ", latency " << o.latency << " ns");
     CHECK(o.latency >= 0); // a poke ran inside the computation
     CHECK(o.how == 1);     // and the halt stopped it, long before its 10 s
+    CHECK(o.interruptions >= 1);
+}
+
+TEST_CASE("preempt: an urgent invocation sent before the computation starts runs just before it, without an interrupt",
+          "[preempt]") {
+    if (skipped_under_tsan()) return;
+    mark_sent.store(false);
+    bool before = false, interrupted = true;
+    std::uint64_t interruptions = ~std::uint64_t(0);
+    taco::run(tacomesh::posix::config{.cores = 2}, [&] {
+        const auto gp = taco::new_on<computation>(1).get();
+        taco::future<bool> started;
+        taco::async(gp, taco::m2f(&computation::marked_before_start), started);
+        taco::async(gp, taco::m2f(&computation::mark), taco::urgent);
+        mark_sent.store(true, std::memory_order_release); // core 1 enters the computation only now
+        before = started.get();
+        interrupted = taco::sync(gp, &computation::mark_interrupted);
+        interruptions = taco::sync(gp, &computation::interruptions);
+        taco::delete_on(gp);
+    });
+    CHECK(before);            // it ran before the computation's first instruction
+    CHECK_FALSE(interrupted); // as an ordinary invocation
+    CHECK(interruptions == 0);
+}
+
+TEST_CASE("preempt: an urgent invocation served by an idle core's poll leaves no interrupt for its next computation",
+          "[preempt]") {
+    if (skipped_under_tsan()) return;
+    const auto mode = GENERATE(execution_mode::threads, execution_mode::processes);
+    long how = -1;
+    std::uint64_t interruptions = ~std::uint64_t(0);
+    taco::run(tacomesh::posix::config{.cores = 2, .mode = mode}, [&] {
+        const auto gp = taco::new_on<computation>(1).get();
+        taco::call(gp, taco::m2f(&computation::mark), taco::urgent).get();
+        how = taco::call(gp, taco::m2f(&computation::compute, 30L, false)).get();
+        interruptions = taco::sync(gp, &computation::interruptions);
+        taco::delete_on(gp);
+    });
+    CHECK(how == 0); // ran its 30 ms
+    CHECK(interruptions == 0);
 }
 
 TEST_CASE("preempt: an urgent invocation that finds the channel full still interrupts the computation",
