@@ -166,7 +166,7 @@ cluster_result cluster_variant(const graph_data& g, const cluster_options& o, co
 }
 
 /// The variant o.controller and o.maps name, on core 0 of running cores.
-/// Compiled once, in src/modularity (a file per controller): it instantiates
+/// Compiled once, in src/modularity (a file per map variant): it instantiates
 /// both searches for every map variant and controller, and none of that
 /// depends on the platform (the cores reach it through TACO's runtime), so
 /// each program that clusters compiles only its platforms' taco::run.
