@@ -18,6 +18,7 @@
 #                                 RDF store file reader under libFuzzer (clang), over the kept corpora
 #                                 (the seconds are shared)
 #   ./build.sh consumer           use the installed package and add_subdirectory from a tiny project
+#   ./build.sh deps GROUP...      install a package group only: base, test, clang, bench
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$PWD
@@ -209,6 +210,16 @@ case "$cmd" in
     done
     [ $rc -eq 0 ] && rm -rf "$out" || echo "fuzz: the failing inputs are kept under $out (crash-*, timeout-*, oom-*)" >&2
     exit $rc ;;
+  deps) # package groups: base, test, clang, bench (.ci/run installs the later steps' while the first builds)
+    pkgs=()
+    for group in "$@"; do
+      case $group in
+        base) pkgs+=("${base_packages[@]}") ;; test) pkgs+=("${test_packages[@]}") ;;
+        clang) pkgs+=("${clang_packages[@]}") ;; bench) pkgs+=("${bench_packages[@]}") ;;
+        *) echo "deps: no package group '$group' (base, test, clang, bench)" >&2; exit 2 ;;
+      esac
+    done
+    need_packages "${pkgs[@]}" ;;
   consumer)
     need_packages "${base_packages[@]}"
     rm -rf build-consumer && mkdir -p build-consumer
@@ -225,5 +236,5 @@ case "$cmd" in
     ninja -C build-consumer/installed && ./build-consumer/installed/consumer
     cmake -S tests/consumer -B build-consumer/subdir -G Ninja -DTACOMESH_SOURCE_DIR="$root" >/dev/null
     ninja -C build-consumer/subdir && ./build-consumer/subdir/consumer ;;
-  *) echo "usage: $0 demo|framework-demo|test|slow|asan|tsan|clang|bench-smoke|fuzz|consumer" >&2; exit 2 ;;
+  *) echo "usage: $0 demo|framework-demo|test|slow|asan|tsan|clang|bench-smoke|fuzz|consumer|deps GROUP..." >&2; exit 2 ;;
 esac
