@@ -19,12 +19,9 @@
 
 namespace {
 
+/// A copy the cluster may publish (with_cluster takes the store to change).
 rdf::store& lubm_inferred() {
-    static rdf::store s = [] {
-        rdf::store st;
-        st.load_file(rdf_test::data_dir + "/lubm1-inferred.nt.gz");
-        return st;
-    }();
+    static rdf::store s = rdf_test::lubm_inferred();
     return s;
 }
 

@@ -13,6 +13,7 @@
 #include <rdf/execute.hpp>
 #include <rdf/lubm_scale.hpp>
 #include <rdf/store.hpp>
+#include <rdf/store_file.hpp>
 
 namespace rdf_test {
 
@@ -55,9 +56,11 @@ inline const std::array<std::size_t, 14> lubm_counts = read_lubm_answers(data_di
 
 inline std::vector<std::string> lubm_queries() { return rdf::lubm_queries(data_dir); }
 
-/// LUBM(1), closed, parsed once per test process.
+/// LUBM(1), closed, read once per test process: from the store file ctest
+/// has the CLI write (RDF_LUBM1_STORE, tests/CMakeLists.txt), else parsed.
 inline const rdf::store& lubm_inferred() {
     static const rdf::store s = [] {
+        if (const char* file = std::getenv("RDF_LUBM1_STORE")) return rdf::open_store(file);
         rdf::store st;
         st.load_file(data_dir + "/lubm1-inferred.nt.gz");
         return st;
