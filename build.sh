@@ -19,6 +19,7 @@
 #                                 (the seconds are shared)
 #   ./build.sh consumer           use the installed package and add_subdirectory from a tiny project
 #   ./build.sh deps GROUP...      install a package group only: base, test, clang, bench
+#   ./build.sh prebuild asan|tsan build a sanitizer tree without running its tests
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$PWD
@@ -96,6 +97,21 @@ not_in_plain_runs='bench-smoke|slow'
 # compiler alone, no sanitizer reaches them.
 not_in_sanitizer_runs="$not_in_plain_runs|scale"
 
+# The sanitizer trees, configured and built (./build.sh prebuild: ahead of
+# their test runs).
+asan_tree() {
+  need_packages "${base_packages[@]}" "${clang_packages[@]}"
+  CXX=clang++ configure build-asan -DTACOMESH_SANITIZE=address -DTACOMESH_BUILD_BENCH=OFF -DTACOMESH_BUILD_SCC_CHIP=OFF \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(sanitizer_flags clang++)"
+  ninja -C build-asan -j "$jobs"
+}
+tsan_tree() {
+  need_packages "${base_packages[@]}"
+  configure build-tsan -DTACOMESH_SANITIZE=thread -DTACOMESH_BUILD_BENCH=OFF -DTACOMESH_BUILD_SCC_CHIP=OFF \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(sanitizer_flags g++)"
+  ninja -C build-tsan -j "$jobs"
+}
+
 run_tests() { # dir, ctest args...
   local dir=$1; shift
   ninja -C "$dir" -j "$jobs"
@@ -145,18 +161,13 @@ case "$cmd" in
     ninja -C build -j "$jobs"
     (cd build && timeout --foreground 1200 ctest --output-on-failure -j "$jobs" -L slow --timeout 600) ;;
   asan)
-    need_packages "${base_packages[@]}" "${clang_packages[@]}"
-    CXX=clang++ configure build-asan -DTACOMESH_SANITIZE=address -DTACOMESH_BUILD_BENCH=OFF -DTACOMESH_BUILD_SCC_CHIP=OFF \
-      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(sanitizer_flags clang++)"
+    asan_tree
     # Sizes shrink (sanitizers are 5-20x slower).
     TACOMESH_TEST_SCALE=0.1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       run_tests build-asan -LE "$not_in_sanitizer_runs|header|control" ;;
   tsan)
-    need_packages "${base_packages[@]}"
-    configure build-tsan -DTACOMESH_SANITIZE=thread -DTACOMESH_BUILD_BENCH=OFF -DTACOMESH_BUILD_SCC_CHIP=OFF \
-      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(sanitizer_flags g++)"
+    tsan_tree
     # setarch -R: TSan's shadow layout clashes with the high mmap entropy of recent kernels.
-    ninja -C build-tsan -j "$jobs"
     (cd build-tsan && TACOMESH_TEST_SCALE=0.02 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
       setarch "$(uname -m)" -R ctest --output-on-failure -j "$jobs" --timeout 900 -LE "$not_in_sanitizer_runs|compile|cli") ;;
   clang)
@@ -210,6 +221,8 @@ case "$cmd" in
     done
     [ $rc -eq 0 ] && rm -rf "$out" || echo "fuzz: the failing inputs are kept under $out (crash-*, timeout-*, oom-*)" >&2
     exit $rc ;;
+  prebuild) # asan | tsan: that tree configured and built, not tested (.ci/run builds them at nice 19 meanwhile)
+    case ${1:-} in asan) asan_tree ;; tsan) tsan_tree ;; *) echo "prebuild: asan or tsan" >&2; exit 2 ;; esac ;;
   deps) # package groups: base, test, clang, bench (.ci/run installs the later steps' while the first builds)
     pkgs=()
     for group in "$@"; do
@@ -236,5 +249,5 @@ case "$cmd" in
     ninja -C build-consumer/installed && ./build-consumer/installed/consumer
     cmake -S tests/consumer -B build-consumer/subdir -G Ninja -DTACOMESH_SOURCE_DIR="$root" >/dev/null
     ninja -C build-consumer/subdir && ./build-consumer/subdir/consumer ;;
-  *) echo "usage: $0 demo|framework-demo|test|slow|asan|tsan|clang|bench-smoke|fuzz|consumer|deps GROUP..." >&2; exit 2 ;;
+  *) echo "usage: $0 demo|framework-demo|test|slow|asan|tsan|clang|bench-smoke|fuzz|consumer|deps GROUP...|prebuild asan|tsan" >&2; exit 2 ;;
 esac
