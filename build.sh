@@ -19,7 +19,6 @@
 #                                 (the seconds are shared)
 #   ./build.sh consumer           use the installed package and add_subdirectory from a tiny project
 #   ./build.sh deps GROUP...      install a package group only: base, test, clang, bench
-#   ./build.sh prebuild asan|tsan build a sanitizer tree without running its tests
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$PWD
@@ -97,8 +96,7 @@ not_in_plain_runs='bench-smoke|slow'
 # compiler alone, no sanitizer reaches them.
 not_in_sanitizer_runs="$not_in_plain_runs|scale"
 
-# The sanitizer trees, configured and built (./build.sh prebuild: ahead of
-# their test runs).
+# The sanitizer trees, configured and built.
 asan_tree() {
   need_packages "${base_packages[@]}" "${clang_packages[@]}"
   CXX=clang++ configure build-asan -DTACOMESH_SANITIZE=address -DTACOMESH_BUILD_BENCH=OFF -DTACOMESH_BUILD_SCC_CHIP=OFF \
@@ -221,8 +219,6 @@ case "$cmd" in
     done
     [ $rc -eq 0 ] && rm -rf "$out" || echo "fuzz: the failing inputs are kept under $out (crash-*, timeout-*, oom-*)" >&2
     exit $rc ;;
-  prebuild) # asan | tsan: that tree configured and built, not tested (.ci/run builds them at nice 19 meanwhile)
-    case ${1:-} in asan) asan_tree ;; tsan) tsan_tree ;; *) echo "prebuild: asan or tsan" >&2; exit 2 ;; esac ;;
   deps) # package groups: base, test, clang, bench (.ci/run installs the later steps' while the first builds)
     pkgs=()
     for group in "$@"; do
@@ -249,5 +245,5 @@ case "$cmd" in
     ninja -C build-consumer/installed && ./build-consumer/installed/consumer
     cmake -S tests/consumer -B build-consumer/subdir -G Ninja -DTACOMESH_SOURCE_DIR="$root" >/dev/null
     ninja -C build-consumer/subdir && ./build-consumer/subdir/consumer ;;
-  *) echo "usage: $0 demo|framework-demo|test|slow|asan|tsan|clang|bench-smoke|fuzz|consumer|deps GROUP...|prebuild asan|tsan" >&2; exit 2 ;;
+  *) echo "usage: $0 demo|framework-demo|test|slow|asan|tsan|clang|bench-smoke|fuzz|consumer|deps GROUP..." >&2; exit 2 ;;
 esac
