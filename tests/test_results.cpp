@@ -114,7 +114,8 @@ TEST_CASE("results: a string or vector on the caller's own core is handed over w
     });
 }
 
-TEST_CASE("results: a result beyond taco::max_carried_bytes reaches the caller's future as an error", "[results]") {
+TEST_CASE("results: a result beyond taco::max_carried_bytes reaches the caller's future as an error",
+          "[results][max-carried]") {
     test::run(test::on_cores(2), [] {
         const auto s = taco::new_on<source>(1).get();
         taco::future<std::string> f;

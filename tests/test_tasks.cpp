@@ -420,7 +420,7 @@ long relay_through(taco::core_id via, long x) { return taco::sync(via, &slow_ech
 } // namespace
 
 TEST_CASE("handlers nesting waits until their thread's stack is nearly full end with a report, not a SIGSEGV",
-          "[tasks][errors]") {
+          "[tasks][errors][stack-depth]") {
     // Core 0 queues many invocations on core 1, each of which waits for
     // core 2: core 1 serves the next one inside each wait, one level
     // deeper each time (20000 levels overflowed an 8 MiB thread stack).

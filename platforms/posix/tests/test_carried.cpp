@@ -121,7 +121,7 @@ TEST_CASE("a carried view stays valid in a task that runs later", "[carried]") {
     });
 }
 
-TEST_CASE("carried data beyond taco::max_carried_bytes is refused before anything is sent", "[carried][misuse]") {
+TEST_CASE("carried data beyond taco::max_carried_bytes is refused before anything is sent", "[carried][misuse][max-carried]") {
     taco::run(config{.cores = 2}, [] {
         const std::string small(100, 'x');
         const std::vector<char> huge(taco::max_carried_bytes + 1);
