@@ -5,15 +5,17 @@ All the misuses compile together once, in one TU where each file sits in a
 namespace of its own (neg_<file>): loading the precompiled framework was most
 of each lone compile's time. Then each test looks in that compile's output for
 the diagnostics its own file caused, and passes when one of them says what the
-test expects. Where they do not (the compilers instantiate a template once per
-TU, so a file whose misuse repeats another's finds its error reported under
-the other's name), the file is compiled alone, as before the batch, and that
-compile's output decides: the batch can only make a test pass sooner, never
-make one pass that would fail alone.
+test expects: a diagnostic counts as the file's when its chain of locations
+names the file, or a type names the file's namespace, so it comes from that
+file's code, which alone would fail the same way. Where none matches (the
+compilers instantiate a template once per TU, so a file whose misuse repeats
+another's finds its error reported under the other's name), the file is
+compiled alone, as before the batch, and that compile's output decides.
 
   neg_check.py batch LOG -- COMPILER ARGS...       the batch compile, output to LOG
   neg_check.py case LOG FILE REGEX -- COMPILER ARGS...  one file's test (ARGS compile it alone)
 """
+import os
 import re
 import subprocess
 import sys
@@ -67,11 +69,13 @@ def main(argv):
     stem = file.rsplit("/", 1)[-1].removesuffix(".cpp")
     expected = re.compile(regex, re.DOTALL)
     try:
+        if os.path.getmtime(log) < os.path.getmtime(file):
+            raise OSError(f"{log} is older than {file}")
         with open(log) as f:
             batch = f.read()
     except OSError as e:
         batch = ""
-        print(f"no batch output ({e}): compiling alone")
+        print(f"no batch output to read ({e}): compiling alone")
     mine = [g for g in diagnostics(batch) if caused_by(g, stem)]
     for group in mine:
         if expected.search(group):
