@@ -74,7 +74,17 @@ set(TACOMESH_MESH_SUITES
 # optimiser: -O1 builds it in 30% less time (CI's budget), while the apps'
 # libraries, the examples and the benchmarks in the same tree, which run
 # the same headers, stay at the tree's level.
+#
+# A test program's sources compile four to a TU (TACOMESH_UNITY_TESTS, a
+# unity build): its files instantiate the same templates (the runtime, the
+# platform, Catch), which each TU compiled and optimised again. Four of the
+# RDF tests took 53 CPU-seconds one by one and 31 together, three TACO
+# suites 37 and 28; four, so that no TU runs much past a minute while the
+# other CPU has nothing left to build. So the files of one program share
+# one namespace scope: a helper of the same name in two of them (even in
+# an anonymous namespace) is an error here. Name it after what it does.
 function(tacomesh_test_settings target)
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ${TACOMESH_UNITY_TESTS} UNITY_BUILD_BATCH_SIZE 4)
   target_link_libraries(${target} PRIVATE tacomesh::test_support tacomesh_warnings)
   target_compile_definitions(${target} PRIVATE TACO_DEBUG_CHECKS=1)
   if(NOT TACOMESH_SANITIZE) # the sanitizer trees choose their level (build.sh)

@@ -52,8 +52,8 @@ struct functor {
     long operator()(long x) const { return report(encode(functor_base + offset, x)); }
 };
 
-/// A continuation target: then(gp, &collector::take, tag) delivers (tag, value).
-struct collector {
+/// A continuation target: then(gp, &api_collector::take, tag) delivers (tag, value).
+struct api_collector {
     long tag = -1, value = -1;
     int hits = 0;
     void take(long t, long v) { tag = t, value = v, ++hits; }
@@ -106,7 +106,7 @@ struct table {
 /// every option set. `x` differs per cell, so a stale result cannot pass.
 template <class Target, class Callable>
 void run_row(table& t, const std::string& row, Target target, taco::core_id core, Callable callable, long base,
-             taco::global_ptr<collector> col, long& x) {
+             taco::global_ptr<api_collector> col, long& x) {
     std::apply(
         [&](const auto&... option_set) {
             (
@@ -143,11 +143,11 @@ void run_row(table& t, const std::string& row, Target target, taco::core_id core
                             }
                             if constexpr (!has_timeout<std::decay_t<decltype(opts)>>) { // then, with a bound argument
                                 const long a = ++x;
-                                const int before = taco::sync(col, &collector::count);
-                                taco::async(target, taco::m2f(callable, a), taco::then(col, &collector::take, a * 7), o...);
-                                taco::wait_until([&] { return taco::sync(col, &collector::count) == before + 1; });
-                                const long tag = taco::sync(col, &collector::last_tag);
-                                const long got = taco::sync(col, &collector::last_value);
+                                const int before = taco::sync(col, &api_collector::count);
+                                taco::async(target, taco::m2f(callable, a), taco::then(col, &api_collector::take, a * 7), o...);
+                                taco::wait_until([&] { return taco::sync(col, &api_collector::count) == before + 1; });
+                                const long tag = taco::sync(col, &api_collector::last_tag);
+                                const long got = taco::sync(col, &api_collector::last_value);
                                 t.check(tag == a * 7 && got == want(a), name + " then", got, want(a));
                             }
                             { // call
@@ -172,19 +172,19 @@ void run_row(table& t, const std::string& row, Target target, taco::core_id core
 /// Members of the group rows count their calls.
 std::atomic<long> group_calls{0};
 std::atomic<long> group_how{-1}; // how_here() of the last member call
-struct member {
+struct api_member {
     long seen = 0;
     void visit(long x) { seen += x, group_how = how_here(), ++group_calls; }
 };
-void visit_free(member& m, long x) { m.visit(x); }
+void visit_free(api_member& m, long x) { m.visit(x); }
 struct visit_functor {
     long scale;
-    void operator()(member& m, long x) const { m.visit(x * scale); }
+    void operator()(api_member& m, long x) const { m.visit(x * scale); }
 };
 
 template <class Member, class Callable>
 void run_group_row(table& t, const std::string& row, taco::group<Member> g, Callable callable,
-                   taco::global_ptr<collector> col) {
+                   taco::global_ptr<api_collector> col) {
     const long n = g.size;
     long how = 0;
     auto expect_calls = [&](long before) {
@@ -215,9 +215,9 @@ void run_group_row(table& t, const std::string& row, taco::group<Member> g, Call
                             }
                             if constexpr (!has_timeout<std::decay_t<decltype(opts)>>) { // then: void result, bound argument only
                                 const long before = group_calls;
-                                const int hits = taco::sync(col, &collector::count);
-                                taco::async(g, taco::m2f(callable, 1L), taco::then(col, &collector::take, 5L, 0L), o...);
-                                taco::wait_until([&] { return taco::sync(col, &collector::count) == hits + 1; });
+                                const int hits = taco::sync(col, &api_collector::count);
+                                taco::async(g, taco::m2f(callable, 1L), taco::then(col, &api_collector::take, 5L, 0L), o...);
+                                taco::wait_until([&] { return taco::sync(col, &api_collector::count) == hits + 1; });
                                 expect_calls(before);
                             }
                             { // call
@@ -248,7 +248,7 @@ TEST_CASE("every cell of the invocation table compiles and runs", "[api][globals
     table t;
     test::run(test::on_cores(4), [&] {
         auto obj = taco::new_on<probe>(1).get();
-        auto col = taco::new_on<collector>(2).get();
+        auto col = taco::new_on<api_collector>(2).get();
         long x = 0;
         run_row(t, "global_ptr x member", obj, 1, &probe::m, member_base, col, x);
         run_row(t, "global_ptr x free function", obj, 1, &free_fn, free_base, col, x);
@@ -257,10 +257,10 @@ TEST_CASE("every cell of the invocation table compiles and runs", "[api][globals
         run_row(t, "core id x function object", 3, 3, functor{9}, functor_base + 9, col, x);
         run_row(t, "core id x lambda", 2, 2, [](long v) { return free_fn(v); }, free_base, col, x);
 
-        std::vector<taco::global_ptr<member>> members;
-        for (taco::core_id c = 0; c < 4; ++c) members.push_back(taco::new_on<member>(c).get());
+        std::vector<taco::global_ptr<api_member>> members;
+        for (taco::core_id c = 0; c < 4; ++c) members.push_back(taco::new_on<api_member>(c).get());
         const auto g = taco::make_group(members, taco::topology::kary(2));
-        run_group_row(t, "group x member", g, &member::visit, col);
+        run_group_row(t, "group x member", g, &api_member::visit, col);
         run_group_row(t, "group x free function", g, &visit_free, col);
         run_group_row(t, "group x function object", g, visit_functor{3}, col);
         run_group_row(t, "all cores x function", taco::all_cores(),

@@ -31,7 +31,7 @@ bool is_pattern(const std::vector<double>& v, std::size_t n, double seed) { retu
 
 std::uint64_t sent_here() { return taco::detail::runtime().stats().sent; }
 
-struct store {
+struct bulk_store {
     std::vector<double> data;
     std::string log; // what arrived, in order, each entry ended by ','
 
@@ -75,29 +75,29 @@ TEST_CASE("bulk: 1 Mi doubles as arguments and results, and reduced", "[bulk]") 
     CAPTURE(mode == execution_mode::processes);
     test::run(test::cores{2, mode}, [] {
         const std::size_t n = std::size_t(test::scaled(long(mi)));
-        const auto s = taco::new_on<store>(1).get();
+        const auto s = taco::new_on<bulk_store>(1).get();
         const auto before = sent_here();
-        const std::uint64_t remote_before = taco::sync(s, &store::sent);
+        const std::uint64_t remote_before = taco::sync(s, &bulk_store::sent);
 
-        taco::async(s, &store::put, pattern(n, 7));                             // argument: a vector
+        taco::async(s, &bulk_store::put, pattern(n, 7));                             // argument: a vector
         const std::vector<double> ones = pattern(n, 1);
-        CHECK(taco::sync(s, &store::sum_view, taco::view<double>(ones)) ==
+        CHECK(taco::sync(s, &bulk_store::sum_view, taco::view<double>(ones)) ==
               std::accumulate(ones.begin(), ones.end(), 0.0)); // argument: a view
-        CHECK(is_pattern(taco::sync(s, &store::own), n, 7));                    // result: a view, as a vector
-        const std::vector<double> twice = taco::sync(s, &store::doubled, pattern(n, 3));
+        CHECK(is_pattern(taco::sync(s, &bulk_store::own), n, 7));                    // result: a view, as a vector
+        const std::vector<double> twice = taco::sync(s, &bulk_store::doubled, pattern(n, 3));
         std::vector<double> expect = pattern(n, 3);
         for (double& x : expect) x *= 2;
         CHECK(twice == expect); // argument and result
         if (bulk_path()) {
             CHECK(sent_here() - before < 20);
-            CHECK(taco::sync(s, &store::sent) - remote_before < 20);
+            CHECK(taco::sync(s, &bulk_store::sent) - remote_before < 20);
         }
 
         // A reduce of two such vectors (one member per core).
-        std::vector<taco::global_ptr<store>> members{taco::new_on<store>(0).get(), s};
-        taco::sync(members[0], &store::put, pattern(n, 1));
+        std::vector<taco::global_ptr<bulk_store>> members{taco::new_on<bulk_store>(0).get(), s};
+        taco::sync(members[0], &bulk_store::put, pattern(n, 1));
         const auto g = taco::make_group(members);
-        const std::vector<double> sum = taco::reduce(g, taco::m2f(&store::own), taco::elementwise(std::plus<double>{})).get();
+        const std::vector<double> sum = taco::reduce(g, taco::m2f(&bulk_store::own), taco::elementwise(std::plus<double>{})).get();
         std::vector<double> want = pattern(n, 1);
         const std::vector<double> theirs = pattern(n, 7);
         for (std::size_t i = 0; i < n; ++i) want[i] += theirs[i];
@@ -112,19 +112,19 @@ TEST_CASE("bulk: a large argument and the small invocations after it arrive in o
     const auto mode = GENERATE(execution_mode::threads, execution_mode::processes);
     CAPTURE(mode == execution_mode::processes);
     test::run(test::cores{2, mode}, [] {
-        const auto s = taco::new_on<store>(1).get();
+        const auto s = taco::new_on<bulk_store>(1).get();
         std::string expect;
         for (long round = 0; round < 20; ++round) {
             // Large, small carried, plain: each kind of message right behind the bulk one.
             const std::size_t n = round % 2 ? std::size_t(test::scaled(64 * 1024)) : 300 + std::size_t(round);
-            taco::async(s, &store::put, pattern(n, double(round)));
+            taco::async(s, &bulk_store::put, pattern(n, double(round)));
             expect += "v" + std::to_string(n) + ":" + std::to_string(round) + ",";
-            taco::async(s, &store::note, std::string("s") + std::to_string(round));
+            taco::async(s, &bulk_store::note, std::string("s") + std::to_string(round));
             expect += "s" + std::to_string(round) + ",";
-            taco::async(s, &store::tick, round);
+            taco::async(s, &bulk_store::tick, round);
             expect += "t" + std::to_string(round) + ",";
         }
-        CHECK(taco::sync(s, &store::take_log) == expect);
+        CHECK(taco::sync(s, &bulk_store::take_log) == expect);
         taco::delete_on(s);
     });
 }

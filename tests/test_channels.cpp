@@ -73,7 +73,7 @@ void write_twice(taco::channel<long> to) {
     taco::emit(to, 2L);
 }
 
-struct summing_protothread : taco::protothread<summing_protothread> {
+struct mailbox_protothread : taco::protothread<mailbox_protothread> {
     taco::mailbox<long>* box = nullptr;
     long left = 0;
     long sum = 0;
@@ -165,7 +165,7 @@ TEST_CASE("event channel: strings and vectors larger than a message are carried 
 TEST_CASE("sink: a protothread and a coroutine wait on mailboxes for values from another core", "[channels]") {
     test::run(test::on_cores(2), [] {
         taco::mailbox<long> for_protothread;
-        summing_protothread p;
+        mailbox_protothread p;
         p.box = &for_protothread;
         p.left = 100;
         taco::start(p);

@@ -46,33 +46,33 @@ struct apply_on_shape {
 };
 
 constexpr std::size_t message_size = 64;
-using message_bytes = std::array<unsigned char, message_size>;
+using message_image = std::array<unsigned char, message_size>;
 
-std::string to_hex(const message_bytes& m) {
+std::string to_hex(const message_image& m) {
     std::string s;
     char buf[3];
     for (unsigned char c : m) std::snprintf(buf, sizeof buf, "%02x", c), s += buf;
     return s;
 }
-message_bytes from_hex(const std::string& s) {
-    message_bytes m{};
+message_image from_hex(const std::string& s) {
+    message_image m{};
     for (std::size_t i = 0; i < m.size() && 2 * i + 1 < s.size(); ++i)
         m[i] = static_cast<unsigned char>(std::stoul(s.substr(2 * i, 2), nullptr, 16));
     return m;
 }
 
 template <class Msg, class... A>
-message_bytes encode(A&&... args) {
+message_image encode(A&&... args) {
     static_assert(taco::detail::message_length<Msg> <= message_size);
     alignas(8) std::byte buf[message_size]{};
     taco::detail::write_message<Msg>(buf, std::forward<A>(args)...);
-    message_bytes m;
+    message_image m;
     std::memcpy(m.data(), buf, message_size);
     return m;
 }
 
 /// Run a message in this process and return what it reported.
-long run_here(const message_bytes& m) {
+long run_here(const message_image& m) {
     alignas(8) std::byte buf[message_size];
     std::memcpy(buf, m.data(), message_size);
     peer_seen = 0;

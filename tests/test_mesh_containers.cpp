@@ -21,8 +21,6 @@ using tacomesh::posix::execution_mode;
 namespace ctl = mesh::controllers;
 constexpr std::size_t chunk = 4096;
 
-auto processes(taco::core_id n) { return test::mesh_cores(n, execution_mode::processes); }
-
 constexpr std::uint32_t values_n = 64 * chunk / sizeof(long); // 256 KiB of values
 constexpr std::uint32_t keys_n = 5000;
 
@@ -70,7 +68,7 @@ seen look(cat_ptr p, std::uint32_t at) {
 template <class C>
 void one_change_per_container() {
     INFO(C::name);
-    test::run(processes(3), [] {
+    test::run(test::mesh_processes(3), [] {
         auto p = mesh::make_shared_object<catalogue, C>(true);
         const std::uint32_t at = 40 * chunk / sizeof(long) + 3;
         REQUIRE(taco::sync(1, &look, p, at).value == 1); // core 1's view holds everything
@@ -165,7 +163,7 @@ struct held_view {
 TEST_CASE("shared containers: growth while a reader holds a proxy (its view stays whole), seen at its next "
           "acquire, and outgrown buffers are freed with the object",
           "[mesh][containers][processes][private-views]") {
-    test::run(processes(3), [] {
+    test::run(test::mesh_processes(3), [] {
         const auto cached = mesh::bytes_in_use(mesh::memory_mode::cached);
         auto p = mesh::make_shared_object<catalogue, ctl::timestamp>();
         {
@@ -209,7 +207,7 @@ TEST_CASE("shared containers: growth while a reader holds a proxy (its view stay
 
 TEST_CASE("shared containers: buffers outgrown within one writer's proxy are freed at once (never published)",
           "[mesh][containers]") {
-    test::run(processes(2), [] {
+    test::run(test::mesh_processes(2), [] {
         auto p = mesh::make_shared_object<catalogue>();
         const auto before = mesh::bytes_in_use(mesh::memory_mode::cached);
         {
@@ -280,7 +278,7 @@ TEST_CASE("mesh::hash_map behaves as std::unordered_map under random inserts, up
 TEST_CASE("mesh::hash_map: erased string keys are reclaimed, so churning through distinct keys while one stays "
           "keeps the shared memory bounded, and every core sees the moved keys",
           "[mesh][containers][processes]") {
-    test::run(processes(2), [] {
+    test::run(test::mesh_processes(2), [] {
         struct names : mesh::sharing_aware<names> {
             mesh::hash_map<mesh::string, std::uint32_t> ids;
         };
@@ -382,7 +380,7 @@ TEST_CASE("mesh::allocator: a standard container in non-cached shared memory, se
           "[mesh][containers][processes][one-memory]") {
     static_assert(std::is_same_v<std::allocator_traits<mesh::allocator<int>>::rebind_alloc<long>,
                                  mesh::allocator<long>>);
-    test::run(processes(3), [] {
+    test::run(test::mesh_processes(3), [] {
         const auto in_use = mesh::bytes_in_use(mesh::memory_mode::non_cached);
         auto p = mesh::make_shared_object<ncm_list, ctl::timestamp>();
         const bool block_on_chip = mesh::detail::on_chip(p.block()); // not counted in non-cached memory
@@ -405,7 +403,7 @@ TEST_CASE("mesh::allocator: a standard container in non-cached shared memory, se
 }
 
 TEST_CASE("read_all acquires several shared objects once each, in order", "[mesh][containers]") {
-    test::run(processes(2), [] {
+    test::run(test::mesh_processes(2), [] {
         auto a = mesh::make_shared_object<catalogue>();
         auto b = mesh::make_shared_object<mesh::chunked_map<std::uint32_t, long>>(std::size_t(10), 4L);
         {

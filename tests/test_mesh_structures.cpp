@@ -20,8 +20,6 @@ using map = mesh::chunked_map<std::uint32_t, long>;
 using map_ptr = mesh::sharing_ptr<map>;
 constexpr std::size_t per_chunk = map::per_chunk; // 512 longs
 
-auto processes(taco::core_id n) { return test::mesh_cores(n, execution_mode::processes); }
-
 long read_at(map_ptr m, std::uint32_t k) { return mesh::read(m).get(k); }
 using test::bytes_moved;
 using test::moved;
@@ -34,7 +32,7 @@ void one_change_moves_one_chunk() {
     using ptr = mesh::sharing_ptr<Map>;
     auto read = +[](ptr m, std::uint32_t k) { return mesh::read(m).get(k); };
     auto write = +[](ptr m, std::uint32_t k, long v) { mesh::write(m).set(k, v); };
-    test::run(processes(3), [&] {
+    test::run(test::mesh_processes(3), [&] {
         auto m = mesh::make_shared_object<Map, C>(64 * per_chunk, 1L); // 64 chunks: 256 KiB
         REQUIRE(taco::sync(1, read, m, 5u) == 1);                      // core 1's view holds the map
         REQUIRE(taco::sync(1, read, m, std::uint32_t(40 * per_chunk)) == 1);
@@ -101,7 +99,7 @@ void a_run_moves_its_chunks() {
         for (std::uint32_t i = 0; i < run_count; ++i) values[i] = long(i) + 2; // 1 -> i + 2: the sum grows by i + 1
         mesh::write(m).set(run_first, std::span<const long>(values));
     };
-    test::run(processes(3), [&] {
+    test::run(test::mesh_processes(3), [&] {
         auto m = mesh::make_shared_object<Map, C>(64 * per_chunk, 1L);
         const long before = 64 * long(per_chunk);
         REQUIRE(taco::sync(1, sum, m) == before); // core 1's view holds every chunk
@@ -146,7 +144,7 @@ void growth_while_reading() {
     using mem = mesh::map_memory;
     INFO(C::name << " / " << (Map::memory == mem::dcm ? "dcm" : Map::memory == mem::ncm ? "ncm" : "wt"));
     using ptr = mesh::sharing_ptr<Map>;
-    test::run(processes(3), [] {
+    test::run(test::mesh_processes(3), [] {
         auto m = mesh::make_shared_object<Map, C>(std::size_t(10), 2L);
         struct sizes {
             std::size_t during, after;
@@ -213,7 +211,7 @@ TEST_CASE("chunked_map: many changed chunks (more than the writer lists) all rea
 TEST_CASE("chunked_map: the lookup tables and stamps it outgrew are kept while it lives, and all freed when any "
           "core destroys it",
           "[mesh][chunked]") {
-    test::run(processes(3), [] {
+    test::run(test::mesh_processes(3), [] {
         const auto cached = mesh::bytes_in_use(mesh::memory_mode::cached);
         const auto non_cached = mesh::bytes_in_use(mesh::memory_mode::non_cached);
         auto m = mesh::make_shared_object<map>(std::size_t(10), 0L);
@@ -303,7 +301,7 @@ TEST_CASE("range_space: the observer list is shared memory the space owns (writt
           "[mesh][range_space]") {
     // Core 2 registers the observer and grows the space; in process mode
     // core 1 could only grow the mapping through the list if it came along.
-    test::run(test::mesh_cores(3, execution_mode::processes), [] {
+    test::run(test::mesh_processes(3), [] {
         auto space = mesh::make_shared_object<mesh::range_space>(8);
         auto m = mesh::make_shared_object<weights>(std::size_t(8), 5.0);
         taco::sync(2, [space, m] { mesh::write(space).observe(m); });

@@ -50,6 +50,8 @@ inline cores mesh_cores(taco::core_id n,
                         tacomesh::posix::execution_mode m = tacomesh::posix::execution_mode::threads) {
     return {n, m};
 }
+/// MESH's cores each with a view of its own (POSIX core processes).
+inline cores mesh_processes(taco::core_id n) { return mesh_cores(n, tacomesh::posix::execution_mode::processes); }
 
 namespace detail {
 /// taco::run on this program's platform (its platform file defines it).

@@ -16,10 +16,12 @@
 #include <modularity/graph_reader.hpp>
 #include <modularity/quality.hpp>
 
+#include "test_data.hpp"
+
 using namespace modularity;
 
 namespace {
-const std::string data = MODULARITY_DATA;
+using modularity_test::data;
 
 /// A graph's reference values (data/greedy.answers.tsv, the one copy); 0: not given.
 struct reference {

@@ -17,10 +17,12 @@
 #include <modularity/quality.hpp>
 #include <modularity/shared_csr.hpp>
 
+#include "test_data.hpp"
+
 using namespace modularity;
 
 namespace {
-const std::string data = MODULARITY_DATA;
+using modularity_test::data;
 
 cluster_result multilevel(const graph_data& g, std::uint64_t seed, taco::core_id cores = 2,
                           execution_mode p = execution_mode::threads, controller_kind c = controller_kind::timestamp,

@@ -9,10 +9,12 @@
 
 #include <modularity/graph_reader.hpp>
 
+#include "test_data.hpp"
+
 using namespace modularity;
 
 namespace {
-const std::string data = MODULARITY_DATA;
+using modularity_test::data;
 
 /// The message of the graph_error that parsing `text` throws ("" if none).
 std::string error_of(const std::string& text, graph_format f) {

@@ -12,11 +12,13 @@
 #include <modularity/shared_clustering.hpp>
 #include <modularity/shared_graph.hpp>
 
+#include "test_data.hpp"
+
 using namespace modularity;
 using tacomesh::posix::execution_mode;
 
 namespace {
-const std::string data = MODULARITY_DATA;
+using modularity_test::data;
 
 using graph_ptr = mesh::sharing_ptr<shared_graph<map_memory::dcm>>;
 using clustering_ptr = mesh::sharing_ptr<shared_clustering<map_memory::dcm>>;

@@ -18,10 +18,12 @@
 #include <modularity/graph_reader.hpp>
 #include <modularity/quality.hpp>
 
+#include "test_data.hpp"
+
 using namespace modularity;
 
 namespace {
-const std::string data = MODULARITY_DATA;
+using modularity_test::data;
 
 cluster_result run(const graph_data& g, algorithm a, execution_mode p = execution_mode::threads) {
     cluster_options o;

@@ -20,7 +20,7 @@
 namespace {
 
 /// A copy the cluster may publish (with_cluster takes the store to change).
-rdf::store& lubm_inferred() {
+rdf::store& lubm_copy() {
     static rdf::store s = rdf_test::lubm_inferred();
     return s;
 }
@@ -29,7 +29,7 @@ rdf::store& lubm_inferred() {
 
 TEST_CASE("Data-parallel: every LUBM query gives exactly the single-core rows", "[parallel]") {
     const auto queries = rdf_test::lubm_queries();
-    rdf::store& s = lubm_inferred();
+    rdf::store& s = lubm_copy();
     std::vector<std::vector<std::vector<rdf::term_id>>> single;
     std::vector<std::vector<std::string>> single_tsv;
     for (const auto& q : queries) {
@@ -67,7 +67,7 @@ TEST_CASE("Data-parallel: every LUBM query gives exactly the single-core rows", 
 }
 
 TEST_CASE("Data-parallel: DISTINCT and LIMIT apply to the gathered rows", "[parallel]") {
-    rdf::store& s = lubm_inferred();
+    rdf::store& s = lubm_copy();
     const std::string distinct = "PREFIX ub: <http://swat.cse.lehigh.edu/onto/univ-bench.owl#>\n"
                                  "SELECT DISTINCT ?d WHERE { ?x a ub:Student . ?x ub:memberOf ?d }";
     const std::string limited = "PREFIX ub: <http://swat.cse.lehigh.edu/onto/univ-bench.owl#>\n"
@@ -87,7 +87,7 @@ TEST_CASE("Data-parallel: DISTINCT and LIMIT apply to the gathered rows", "[para
 TEST_CASE("Data- and task-parallel: LIMIT stops a cross product, and the budget refuses one", "[parallel][limits]") {
     // 185,447 triples four times over: 10^21 rows, were they made.
     const std::string product = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }";
-    rdf::with_cluster(lubm_inferred(), {2, rdf::execution_mode::threads}, [&](rdf::rdf_cluster& c) {
+    rdf::with_cluster(lubm_copy(), {2, rdf::execution_mode::threads}, [&](rdf::rdf_cluster& c) {
         c.min_split_rows(0); // split every query: the workers' side is the one under test
         c.limits({.max_rows = 10000});
         const rdf::parallel_answer a = c.run_split(product + " LIMIT 3");
@@ -110,7 +110,7 @@ TEST_CASE("Data- and task-parallel: LIMIT stops a cross product, and the budget 
 }
 
 TEST_CASE("Data-parallel: a pattern without variables is answered by one core, not by each", "[parallel]") {
-    rdf::store& s = lubm_inferred();
+    rdf::store& s = lubm_copy();
     const std::string ground = "PREFIX ub: <http://swat.cse.lehigh.edu/onto/univ-bench.owl#>\n"
                                "SELECT * WHERE { <http://www.University0.edu> a ub:University }";
     const std::string joined = "PREFIX ub: <http://swat.cse.lehigh.edu/onto/univ-bench.owl#>\n"
@@ -127,7 +127,7 @@ TEST_CASE("Data-parallel: a pattern without variables is answered by one core, n
 
 TEST_CASE("Data-parallel: a query too small to share out is answered by core 0 alone", "[parallel]") {
     const auto queries = rdf_test::lubm_queries();
-    rdf::with_cluster(lubm_inferred(), {2, rdf::execution_mode::threads}, [&](rdf::rdf_cluster& c) {
+    rdf::with_cluster(lubm_copy(), {2, rdf::execution_mode::threads}, [&](rdf::rdf_cluster& c) {
         REQUIRE(c.min_split_rows() > 0);
         std::string tsv;
         const rdf::parallel_answer q1 = c.run_split(queries[0], [&](std::string_view part) { tsv += part; });
@@ -158,7 +158,7 @@ TEST_CASE("Task-parallel: a pool of queries, every worker busy, the single-core 
     const auto queries = rdf_test::lubm_queries();
     for (const auto mode : {rdf::execution_mode::threads, rdf::execution_mode::processes}) {
         INFO(rdf::name(mode));
-        rdf::with_cluster(lubm_inferred(), {2, mode}, [&](rdf::rdf_cluster& c) {
+        rdf::with_cluster(lubm_copy(), {2, mode}, [&](rdf::rdf_cluster& c) {
             const rdf::workload_result w = c.run_workload(queries, 10);
             CHECK(w.queries == 140);
             REQUIRE(w.rows.size() == 14);
@@ -171,7 +171,7 @@ TEST_CASE("Task-parallel: a pool of queries, every worker busy, the single-core 
 }
 
 TEST_CASE("Task-parallel: a bad query in the pool is reported with its message", "[parallel]") {
-    rdf::with_cluster(lubm_inferred(), {2, rdf::execution_mode::threads}, [&](rdf::rdf_cluster& c) {
+    rdf::with_cluster(lubm_copy(), {2, rdf::execution_mode::threads}, [&](rdf::rdf_cluster& c) {
         const std::vector<std::string> queries{"SELECT * WHERE { ?s ?p ?o } LIMIT 1", "SELECT * WHERE { ?s ?p ?o FILTER(?s) }"};
         CHECK_THROWS_AS(c.run_workload(queries, 3), rdf::query_error);
     });

@@ -15,11 +15,13 @@
 #include <rdf/sparql_engine.hpp>
 #include <rdf/store.hpp>
 
+#include "test_support.hpp" // this directory's (rdf_test::xsd), not tests/support's
+
 namespace {
 
-const std::string xsd = "http://www.w3.org/2001/XMLSchema#";
-const std::string integer = "^^<" + xsd + "integer>";
-const std::string decimal = "^^<" + xsd + "decimal>";
+using rdf_test::xsd;
+const std::string integer_suffix = "^^<" + xsd + "integer>";
+const std::string decimal_suffix = "^^<" + xsd + "decimal>";
 
 const char* data = R"(<http://e/alice> <http://e/name> "Alice" .
 <http://e/alice> <http://e/age> "30"^^<http://www.w3.org/2001/XMLSchema#integer> .
@@ -84,10 +86,10 @@ TEST_CASE("FILTER compares numbers across their types", "[sparql_engine]") {
 
 TEST_CASE("OPTIONAL keeps the left side and its filter sees both sides", "[sparql_engine]") {
     CHECK(sorted_lines("SELECT ?p ?q ?a { ?p e:knows ?q OPTIONAL { ?q e:age ?a } }") ==
-          strings{"<http://e/alice>\t<http://e/bob>\t\"25\"" + integer, "<http://e/alice>\t<http://e/carol>\t\"35.5\"" + decimal,
-                  "<http://e/bob>\t<http://e/carol>\t\"35.5\"" + decimal, "<http://e/carol>\t<http://e/dave>\t"});
+          strings{"<http://e/alice>\t<http://e/bob>\t\"25\"" + integer_suffix, "<http://e/alice>\t<http://e/carol>\t\"35.5\"" + decimal_suffix,
+                  "<http://e/bob>\t<http://e/carol>\t\"35.5\"" + decimal_suffix, "<http://e/carol>\t<http://e/dave>\t"});
     CHECK(sorted_lines("SELECT ?q ?a { ?p e:knows ?q OPTIONAL { ?q e:age ?a FILTER(?a > 30) } } ") ==
-          strings{"<http://e/bob>\t", "<http://e/carol>\t\"35.5\"" + decimal, "<http://e/carol>\t\"35.5\"" + decimal,
+          strings{"<http://e/bob>\t", "<http://e/carol>\t\"35.5\"" + decimal_suffix, "<http://e/carol>\t\"35.5\"" + decimal_suffix,
                   "<http://e/dave>\t"});
 }
 
@@ -105,7 +107,7 @@ TEST_CASE("UNION, MINUS and EXISTS", "[sparql_engine]") {
 
 TEST_CASE("BIND, VALUES and sub-queries", "[sparql_engine]") {
     CHECK(sorted_lines("SELECT ?p ?d { ?p e:age ?a BIND(?a * 2 AS ?d) }") ==
-          strings{"<http://e/alice>\t\"60\"" + integer, "<http://e/bob>\t\"50\"" + integer, "<http://e/carol>\t\"71.0\"" + decimal});
+          strings{"<http://e/alice>\t\"60\"" + integer_suffix, "<http://e/bob>\t\"50\"" + integer_suffix, "<http://e/carol>\t\"71.0\"" + decimal_suffix});
     CHECK(lines("SELECT ?p ?n { VALUES ?p { e:alice e:dave } ?p e:name ?n }") == strings{"<http://e/alice>\t\"Alice\""});
     CHECK(sorted_lines("SELECT ?p ?n { ?p e:name ?n } VALUES (?n) { ('Bob') (UNDEF) }") ==
           strings{"<http://e/alice>\t\"Alice\"", "<http://e/bob>\t\"Bob\"", "<http://e/bob>\t\"Bob\"", "<http://e/carol>\t\"Carol\"@en"});
@@ -125,23 +127,23 @@ TEST_CASE("property paths", "[sparql_engine]") {
     CHECK(sorted_lines("SELECT ?x { e:carol ^e:knows ?x }") == strings{"<http://e/alice>", "<http://e/bob>"});
     CHECK(sorted_lines("SELECT ?x { e:dave ^e:knows* ?x }") ==
           strings{"<http://e/alice>", "<http://e/bob>", "<http://e/carol>", "<http://e/dave>"});
-    CHECK(sorted_lines("SELECT ?v { e:alice (e:name|e:age) ?v }") == strings{"\"30\"" + integer, "\"Alice\""});
-    CHECK(sorted_lines("SELECT ?v { e:bob !e:knows ?v }") == strings{"\"25\"" + integer, "\"Bob\""});
+    CHECK(sorted_lines("SELECT ?v { e:alice (e:name|e:age) ?v }") == strings{"\"30\"" + integer_suffix, "\"Alice\""});
+    CHECK(sorted_lines("SELECT ?v { e:bob !e:knows ?v }") == strings{"\"25\"" + integer_suffix, "\"Bob\""});
     CHECK(sorted_lines("SELECT ?c { e:dave e:addr/e:city ?c }") == strings{"\"Cottbus\""});
     // Both ends free: every pair the closure links, each once.
     CHECK(lines("SELECT ?x ?y { ?x e:knows+ ?y }").size() == 6);
 }
 
 TEST_CASE("aggregates over groups, and HAVING", "[sparql_engine]") {
-    CHECK(lines("SELECT (COUNT(*) AS ?c) { ?p e:name ?n }") == strings{"\"3\"" + integer});
+    CHECK(lines("SELECT (COUNT(*) AS ?c) { ?p e:name ?n }") == strings{"\"3\"" + integer_suffix});
     CHECK(lines("SELECT (SUM(?a) AS ?s) (MIN(?a) AS ?lo) (MAX(?a) AS ?hi) { ?p e:age ?a }") ==
-          strings{"\"90.5\"" + decimal + "\t\"25\"" + integer + "\t\"35.5\"" + decimal});
-    CHECK(lines("SELECT (COUNT(DISTINCT ?q) AS ?c) { ?p e:knows ?q }") == strings{"\"3\"" + integer});
+          strings{"\"90.5\"" + decimal_suffix + "\t\"25\"" + integer_suffix + "\t\"35.5\"" + decimal_suffix});
+    CHECK(lines("SELECT (COUNT(DISTINCT ?q) AS ?c) { ?p e:knows ?q }") == strings{"\"3\"" + integer_suffix});
     CHECK(sorted_lines("SELECT ?p (COUNT(?q) AS ?c) { ?p e:knows ?q } GROUP BY ?p") ==
-          strings{"<http://e/alice>\t\"2\"" + integer, "<http://e/bob>\t\"1\"" + integer, "<http://e/carol>\t\"1\"" + integer});
+          strings{"<http://e/alice>\t\"2\"" + integer_suffix, "<http://e/bob>\t\"1\"" + integer_suffix, "<http://e/carol>\t\"1\"" + integer_suffix});
     CHECK(lines("SELECT ?p { ?p e:knows ?q } GROUP BY ?p HAVING (COUNT(?q) > 1)") == strings{"<http://e/alice>"});
     // No solutions, no GROUP BY: one group, of nothing.
-    CHECK(lines("SELECT (COUNT(*) AS ?c) { ?p e:nothing ?n }") == strings{"\"0\"" + integer});
+    CHECK(lines("SELECT (COUNT(*) AS ?c) { ?p e:nothing ?n }") == strings{"\"0\"" + integer_suffix});
     CHECK(lines("SELECT (GROUP_CONCAT(?n; SEPARATOR='|') AS ?g) { e:alice e:name ?n }") == strings{"\"Alice\""});
 }
 

@@ -18,13 +18,15 @@
 
 #include <rdf/sparql_functions.hpp>
 
+#include "test_support.hpp" // this directory's (rdf_test::xsd), not tests/support's
+
 namespace {
 
 namespace sp = rdf::sparql;
 using rdf::term;
 using rdf::term_kind;
 
-const std::string xsd = "http://www.w3.org/2001/XMLSchema#";
+using rdf_test::xsd;
 
 term lit(std::string value, std::string datatype = {}) {
     term t;

@@ -12,10 +12,12 @@
 #include <rdf/sparql_algebra.hpp>
 #include <rdf/sparql_parser.hpp>
 
+#include "test_support.hpp" // this directory's (rdf_test::xsd), not tests/support's
+
 namespace {
 
 const std::string rdf_ns = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
-const std::string xsd = "http://www.w3.org/2001/XMLSchema#";
+using rdf_test::xsd;
 const std::string ub = "http://swat.cse.lehigh.edu/onto/univ-bench.owl#";
 
 const std::string lubm_prologue = "PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>\n"

@@ -19,6 +19,9 @@ namespace rdf_test {
 
 inline const std::string data_dir = RDF_DATA;
 
+/// XML Schema's namespace, the datatypes' prefix.
+inline const std::string xsd = "http://www.w3.org/2001/XMLSchema#";
+
 inline std::string slurp(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
     std::stringstream ss;

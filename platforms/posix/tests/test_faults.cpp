@@ -65,7 +65,7 @@ void inject(fault f) {
     }
 }
 
-long square(long v) { return v * v; }
+long squared(long v) { return v * v; }
 std::size_t length_of(std::string s) { return s.size(); }
 struct tally {
     long n = 0;
@@ -86,7 +86,7 @@ long workload(std::mt19937& rng, taco::core_id cores, taco::core_id victim, faul
         if (step == at) taco::async(victim, &inject, f);
         const auto c = taco::core_id(rng() % cores);
         switch (rng() % 4) {
-        case 0: check += taco::sync(c, &square, long(step)); break;
+        case 0: check += taco::sync(c, &squared, long(step)); break;
         case 1:
             for (int i = 0; i < 200; ++i) taco::async(tallies[c], &tally::add, 1L);
             check += taco::sync(tallies[c], &tally::get);
