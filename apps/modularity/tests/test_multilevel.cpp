@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <numeric>
@@ -103,6 +104,32 @@ TEST_CASE("multilevel gives the same clustering on every platform, controller an
     CHECK(three.modularity == Approx(modularity_of(g, three.assignment)).margin(1e-12));
 }
 
+TEST_CASE("a trimmed array keeps what was written, and copies and compares by value") {
+    modularity::detail::trimmed_array<std::uint32_t> a;
+    CHECK(a.empty());
+    std::uint32_t* out = a.write(1 << 20); // reserved: a mebi-entry upper bound
+    for (std::uint32_t i = 0; i < 1000; ++i) out[i] = i * 7;
+    a.trim(1000);
+    REQUIRE(a.size() == 1000);
+    CHECK(a[999] == 999 * 7);
+    modularity::detail::trimmed_array<std::uint32_t> b = a; // a copy of its own
+    CHECK(b == a);
+    b[0] = 1;
+    CHECK_FALSE(b == a);
+    CHECK(a[0] == 0);
+    const auto moved = std::move(b);
+    CHECK(moved.size() == 1000);
+    CHECK(b.empty());
+    a.write(10)[0] = 5; // writing again drops what was there
+    a.trim(1);
+    CHECK(a.size() == 1);
+    CHECK(a[0] == 5);
+    a.write(10);
+    a.trim(0);
+    CHECK(a.empty());
+    CHECK(a == modularity::detail::trimmed_array<std::uint32_t>{});
+}
+
 TEST_CASE("aggregation keeps Q: a clustering of the coarse graph scores as its projection") {
     const graph_data d = read_graph(data + "/jazz.graph.gz");
     const level_graph g = private_copy(data_view{d});
@@ -117,6 +144,21 @@ TEST_CASE("aggregation keeps Q: a clustering of the coarse graph scores as its p
     const level_graph coarse = aggregate(g, groups, k, ws);
     CHECK(coarse.vertex_count() == k);
     CHECK(coarse.total_weight() == Approx(g.total_weight()));
+    // written in one pass into arrays reserved at g's edge count: trimmed to
+    // the coarse edges, each coarse neighbour once, the weights summing g's
+    CHECK(coarse.targets.size() == coarse.first.back());
+    CHECK(coarse.weights.size() == coarse.first.back());
+    CHECK(coarse.edge_count() < g.edge_count());
+    double coarse_sum = 0;
+    for (vertex a = 0; a < k; ++a) {
+        std::vector<vertex> seen(coarse.targets.begin() + coarse.first[a], coarse.targets.begin() + coarse.first[a + 1]);
+        std::sort(seen.begin(), seen.end());
+        CHECK(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
+        for (edge e : coarse.out_edges(a)) coarse_sum += coarse.weight(e);
+    }
+    double fine_sum = 0;
+    for (edge e = 0; e < g.edge_count(); ++e) fine_sum += g.weight(e);
+    CHECK(coarse_sum == Approx(fine_sum));
     // any clustering of the coarse vertices: here, pairs of them
     std::vector<cluster> pairs(k);
     for (cluster a = 0; a < k; ++a) pairs[a] = a / 2;

@@ -27,6 +27,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <modularity/detail/trimmed_array.hpp>
 #include <modularity/graph_data.hpp>
 #include <modularity/neighbour_sums.hpp>
 #include <modularity/neighbours.hpp>
@@ -84,8 +85,8 @@ struct basic_level_graph {
     using weight_type = W;
 
     std::vector<edge> first{0};
-    std::vector<vertex> targets;
-    std::vector<W> weights;
+    detail::trimmed_array<vertex> targets;
+    detail::trimmed_array<W> weights;
     std::vector<double> vweights;
     double total = 0;
 
@@ -128,17 +129,19 @@ level_graph private_copy(const Graph& g) {
     const edge m = g.edge_count();
     c.first.resize(std::size_t(n) + 1);
     c.vweights.resize(n);
-    c.targets.resize(m);
-    c.weights.resize(m);
+    vertex* targets = c.targets.write(m);
+    double* weights = c.weights.write(m);
     for (vertex v = 0; v < n; ++v) {
         c.first[v] = g.out_edges(v).first;
         c.vweights[v] = g.vertex_weight(v);
     }
     c.first[n] = m;
     for (edge e = 0; e < m; ++e) {
-        c.targets[e] = g.target(e);
-        c.weights[e] = g.weight(e);
+        targets[e] = g.target(e);
+        weights[e] = g.weight(e);
     }
+    c.targets.trim(m);
+    c.weights.trim(m);
     c.total = g.total_weight();
     return c;
 }
@@ -326,32 +329,30 @@ coarse_graph_t<Graph> aggregate(const Graph& g, const std::vector<cluster>& grou
         for (vertex v = 0; v < n; ++v) members[fill[group[v]]++] = v;
     }
     ws.sums.resize(k);
-    // Two passes, the first counting each coarse vertex's edges (marks, no
-    // sums), so that the arrays are allocated once at their size: grown by
-    // push_back they ended up to 2x too large, and held 3x their size while
-    // the last doubling copied (with level 1 at half of level 0 on LFR
-    // graphs, that was most of a member's peak memory).
+    // One pass, into arrays reserved at the fine level's edge count (a
+    // coarse vertex has at most one edge per fine edge of its members) and
+    // trimmed to what was written (detail/trimmed_array.hpp). A first pass
+    // that counted each coarse vertex's edges, so that the arrays could be
+    // allocated at their size, read every fine edge again: the search took
+    // 1.03-1.16x as long with it, at a peak 0.05-1.0 MiB lower (graphs of
+    // 30k-2M edges).
     c.first.assign(std::size_t(k) + 1, 0);
-    for (cluster a = 0; a < k; ++a) {
-        ws.sums.start();
-        edge count = 0;
-        for (vertex i = start[a]; i < start[a + 1]; ++i)
-            for_each_neighbour(g, members[i], [&](vertex u, double) { count += ws.sums.mark(group[u]); });
-        c.first[a + 1] = c.first[a] + count;
-    }
-    c.targets.resize(c.first[k]);
-    c.weights.resize(c.first[k]);
+    vertex* targets = c.targets.write(g.edge_count());
+    auto* weights = c.weights.write(g.edge_count());
+    edge e = 0;
     for (cluster a = 0; a < k; ++a) {
         ws.sums.start();
         for (vertex i = start[a]; i < start[a + 1]; ++i)
             for_each_neighbour(g, members[i], [&](vertex u, double w) { ws.sums.add(group[u], w); });
-        edge e = c.first[a];
         for (cluster b : ws.sums.touched()) {
-            c.targets[e] = b;
-            c.weights[e++] = static_cast<typename coarse::weight_type>(ws.sums[b]); // counted: a whole number below 2^32
+            targets[e] = b;
+            weights[e++] = static_cast<typename coarse::weight_type>(ws.sums[b]); // counted: a whole number below 2^32
         }
+        c.first[a + 1] = e;
         for (vertex i = start[a]; i < start[a + 1]; ++i) c.vweights[a] += g.vertex_weight(members[i]);
     }
+    c.targets.trim(e);
+    c.weights.trim(e);
     return c;
 }
 

@@ -54,15 +54,6 @@ public:
             s.sum += w;
         }
     }
-    /// Mark c as next to the current vertex, without a sum (and without a
-    /// place in touched()): true the first time. For counting neighbours;
-    /// do not mix with add under one start().
-    bool mark(cluster c) noexcept {
-        slot& s = slots_[c];
-        if (s.stamp == stamp_) return false;
-        s.stamp = stamp_;
-        return true;
-    }
     double operator[](cluster c) const noexcept {
         const slot& s = slots_[c];
         return s.stamp == stamp_ ? s.sum : 0.0;
