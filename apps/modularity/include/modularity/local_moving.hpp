@@ -334,7 +334,7 @@ coarse_graph_t<Graph> aggregate(const Graph& g, const std::vector<cluster>& grou
     // trimmed to what was written (detail/trimmed_array.hpp). A first pass
     // that counted each coarse vertex's edges, so that the arrays could be
     // allocated at their size, read every fine edge again: the search took
-    // 1.03-1.16x as long with it, at a peak 0.05-1.0 MiB lower (graphs of
+    // 1.03-1.25x as long with it, at a peak 0.05-1.0 MiB lower (graphs of
     // 30k-2M edges).
     c.first.assign(std::size_t(k) + 1, 0);
     vertex* targets = c.targets.write(g.edge_count());
