@@ -210,6 +210,82 @@ TEST_CASE("local moving never lowers Q, and repeated passes reach a fixpoint") {
     }
 }
 
+TEST_CASE("the vertices the coarse levels moved: a part that joined or split off, not the clusters it left or joined") {
+    // moved_vertices reads only the vertex weights; ids on either side are arbitrary
+    level_graph g;
+    const vertex n = 30;
+    g.first.assign(n + 1, 0);
+    g.vweights.assign(n, 1.0);
+    g.total = n;
+    std::vector<cluster> before(n), after(n);
+    for (vertex v = 0; v < n; ++v) before[v] = v < 10 ? 4 : v < 15 ? 9 : 2; // A = 0..9, B = 10..14, C = 15..29
+    workspace ws;
+    SECTION("renumbered only: nothing moved") {
+        for (vertex v = 0; v < n; ++v) after[v] = before[v] == 4 ? 0 : before[v] == 9 ? 1 : 17;
+        const auto moved = modularity::detail::moved_vertices(g, before, after, ws);
+        CHECK(std::count(moved.begin(), moved.end(), std::uint8_t(0)) == n);
+    }
+    SECTION("B joined A, and vertex 29 split off from C") {
+        for (vertex v = 0; v < n; ++v) after[v] = v < 15 ? 7 : v == 29 ? 5 : 3;
+        const auto moved = modularity::detail::moved_vertices(g, before, after, ws);
+        for (vertex v = 0; v < n; ++v) {
+            INFO("vertex " << v);
+            CHECK(bool(moved[v]) == ((v >= 10 && v < 15) || v == 29));
+        }
+    }
+    SECTION("by weight, not by count: the light part of a merge moved") {
+        for (vertex v = 10; v < 15; ++v) g.vweights[v] = 10; // B outweighs A now
+        for (vertex v = 0; v < n; ++v) after[v] = v < 15 ? 7 : 3;
+        const auto moved = modularity::detail::moved_vertices(g, before, after, ws);
+        for (vertex v = 0; v < n; ++v) {
+            INFO("vertex " << v);
+            CHECK(bool(moved[v]) == (v < 10));
+        }
+    }
+}
+
+TEST_CASE("local moving after moves elsewhere revisits the moved vertices and their neighbours only") {
+    const graph_data d = read_graph(data + "/power.graph.gz");
+    const level_graph g = private_copy(data_view{d});
+    const vertex n = g.vertex_count();
+    std::vector<cluster> of(n);
+    for (vertex v = 0; v < n; ++v) of[v] = v % 7; // a poor start, far from locally optimal
+    workspace ws;
+    SECTION("nothing moved: nothing is revisited, whatever a full pass would find") {
+        std::vector<cluster> kept = of;
+        rng r(5);
+        CHECK(local_move(g, of, r, ws, std::vector<std::uint8_t>(n, 0)) == 0);
+        CHECK(of == kept);
+        CHECK(local_move(g, of, r, ws) > 0);
+    }
+    SECTION("one vertex moved: its neighbourhood is revisited, and gains") {
+        rng r(5);
+        local_move(g, of, r, ws);
+        while (local_move(g, of, r, ws) > 0) {
+        }
+        // Locally optimal now; a coarse level's move puts a vertex into a
+        // cluster far away.
+        const vertex v = 0;
+        vertex far = 0;
+        while (of[far] == of[v]) ++far;
+        of[v] = of[far];
+        const double q = modularity_of(g, [&](vertex u) { return of[u]; });
+        std::vector<std::uint8_t> moved(n, 0);
+        moved[v] = 1;
+        CHECK(local_move(g, of, r, ws, moved) > 0);
+        CHECK(modularity_of(g, [&](vertex u) { return of[u]; }) > q);
+    }
+    SECTION("most moved: the same as a full pass, drawing the same numbers") {
+        std::vector<cluster> full = of;
+        rng r1(9), r2(9);
+        workspace ws2;
+        const std::uint64_t moves = local_move(g, of, r1, ws, std::vector<std::uint8_t>(n, 1));
+        CHECK(moves > 0);
+        CHECK(moves == local_move(g, full, r2, ws2));
+        CHECK(of == full);
+    }
+}
+
 TEST_CASE("level 0 read in place from the shared graph searches as a private copy does, to the bit") {
     // Each ensemble member reads level 0 this way (shared_csr.hpp): no copy
     // of the edges per member, an edge run within a 4 KB chunk read as one
@@ -378,7 +454,8 @@ TEST_CASE("big graphs get the lean schedule: one iteration per member, then loca
     CHECK(r.iterations == r.members);
     REQUIRE(r.steps >= 2);
     REQUIRE(after_round.size() == r.steps);
-    CHECK(r.modularity > after_round.front() + 0.001); // the best single iteration (0.8507), lifted to 0.8526
+    // the best single iteration (0.8514), lifted to 0.8524; seeds 1-8 lift by 0.0009-0.0022
+    CHECK(r.modularity > after_round.front() + 0.0005);
     CHECK(r.modularity == Approx(modularity_of(g, r.assignment)).margin(1e-12));
     CHECK(r.modularity > 0.852);
     CHECK(r.modularity <= by_size.modularity + 0.002);
