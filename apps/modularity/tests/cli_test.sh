@@ -38,18 +38,28 @@ expect 0 '"ensemble": 5[,}]' -- "$bin" --json --quiet --cores 2 --ensemble 5 "$d
 expect 2 'needs a member count from 1 to 1024' -- "$bin" --ensemble 0 "$data/karate.graph.gz"
 expect 2 'applies to the multilevel algorithm only' -- "$bin" --algorithm greedy --ensemble 3 "$data/karate.graph.gz"
 # the schedule: thorough on small graphs (iterations until one gains no more,
-# at least two per member); lean at n + m >= 100000 (one per member), unless
-# --effort asks for more. 7000 5-cliques in a ring: 35000 vertices, 77000 edges.
+# at least two per member); paced from n + m >= 10000 (one per member and
+# round); lean at n + m >= 100000 (one per member), unless --effort asks for
+# more. 7000 5-cliques in a ring: 35000 vertices, 77000 edges; 1500: 7500 and
+# 16500.
 awk 'BEGIN { k = 7000; for (c = 0; c < k; ++c) { for (i = 0; i < 5; ++i) for (j = i + 1; j < 5; ++j) print 5*c+i, 5*c+j
                                                   print 5*c+4, (5*c+5) % (5*k) } }' >"$tmp/ring.el"
 expect 0 '"schedule": "thorough", "iterations": ([4-9]|[1-9][0-9]+)[,}]' -- "$bin" --json --quiet --cores 2 "$data/karate.graph.gz"
 expect 0 '"schedule": "lean", "iterations": 2[,}]' -- "$bin" --json --quiet --cores 2 "$tmp/ring.el"
+awk 'BEGIN { k = 1500; for (c = 0; c < k; ++c) { for (i = 0; i < 5; ++i) for (j = i + 1; j < 5; ++j) print 5*c+i, 5*c+j
+                                                  print 5*c+4, (5*c+5) % (5*k) } }' >"$tmp/ring_mid.el"
+expect 0 '"schedule": "paced"' -- "$bin" --json --quiet --cores 2 "$tmp/ring_mid.el"
+steps=$(grep -Eo '"steps": [0-9]+' "$tmp/out" | grep -Eo '[0-9]+$')
+iterations=$(grep -Eo '"iterations": [0-9]+' "$tmp/out" | grep -Eo '[0-9]+$')
+[ "$iterations" = $((2 * steps)) ] || fail "paced: $iterations iterations in $steps rounds of 2 members, not one each a round: $(cat "$tmp/out")"
+expect 0 '"schedule": "thorough"' -- "$bin" --json --quiet --cores 2 --effort 2 "$tmp/ring_mid.el"
 expect 0 '"schedule": "thorough"' -- "$bin" --json --quiet --cores 2 --effort 2 "$tmp/ring.el"
 # ... or as --schedule says, whatever the size
 expect 0 '"schedule": "lean"' -- "$bin" --json --quiet --cores 2 --schedule lean "$data/karate.graph.gz"
 expect 0 '"schedule": "thorough"' -- "$bin" --json --quiet --cores 2 --schedule thorough "$tmp/ring.el"
 expect 0 '"schedule": "lean"' -- "$bin" --json --quiet --cores 2 --schedule auto "$tmp/ring.el"
-expect 2 "needs auto, lean or thorough, not 'quick'" -- "$bin" --schedule quick "$data/karate.graph.gz"
+expect 0 '"schedule": "paced"' -- "$bin" --json --quiet --cores 2 --schedule paced "$data/karate.graph.gz"
+expect 2 "needs auto, thorough, paced or lean, not 'quick'" -- "$bin" --schedule quick "$data/karate.graph.gz"
 expect 2 'applies to the multilevel algorithm only' -- "$bin" --algorithm greedy --schedule lean "$data/karate.graph.gz"
 
 # --output: one id per line, in vertex order, ids 0..k-1

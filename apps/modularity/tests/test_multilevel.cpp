@@ -421,36 +421,51 @@ TEST_CASE("the ensemble has a member per core on small graphs and two on big one
     CHECK(five.modularity == Approx(modularity_of(karate, five.assignment)).margin(1e-12));
 }
 
-TEST_CASE("big graphs get the lean schedule: one iteration per member, then local moving after each combination") {
+TEST_CASE("the schedule by size: thorough on small graphs, paced on mid-size ones, lean on big ones") {
     // Later multilevel iterations cost two thirds of the first on big graphs
-    // and gained crumbs on LFR graphs; small graphs keep the thorough
-    // schedule, which reaches their best-known Q.
+    // and gained crumbs on LFR graphs; mid-size graphs run one a round
+    // (paced); small graphs keep the thorough schedule, which reaches their
+    // best-known Q.
     const ensemble_params automatic{};
-    CHECK_FALSE(lean_schedule(automatic, lean_size - 1));
-    CHECK(lean_schedule(automatic, lean_size));
+    CHECK(schedule_for(automatic, paced_size - 1) == ensemble_schedule::thorough);
+    CHECK(schedule_for(automatic, paced_size) == ensemble_schedule::paced);
+    CHECK(schedule_for(automatic, lean_size - 1) == ensemble_schedule::paced);
+    CHECK(schedule_for(automatic, lean_size) == ensemble_schedule::lean);
     ensemble_params harder;
     harder.effort = 2; // asks for more search: the thorough iterations
-    CHECK_FALSE(lean_schedule(harder, 10'000'000));
-    ensemble_params lean, thorough;
-    lean.schedule = ensemble_schedule::lean;
-    thorough.schedule = ensemble_schedule::thorough;
-    CHECK(lean_schedule(lean, 100));
-    CHECK_FALSE(lean_schedule(thorough, 10'000'000));
+    CHECK(schedule_for(harder, 50'000) == ensemble_schedule::thorough);
+    CHECK(schedule_for(harder, 10'000'000) == ensemble_schedule::thorough);
+    for (const ensemble_schedule s : {ensemble_schedule::thorough, ensemble_schedule::paced, ensemble_schedule::lean}) {
+        ensemble_params given;
+        given.schedule = s;
+        CHECK(schedule_for(given, 100) == s);
+        CHECK(schedule_for(given, 10'000'000) == s);
+        // a paced round does one iteration where a thorough one does two or
+        // more: half the gain counts
+        const modularity::detail::member_settings m{1, 1, 1e-3, s};
+        CHECK(modularity::detail::round_tolerance(m) == (s == ensemble_schedule::paced ? 5e-4 : 1e-3));
+    }
 
-    // cond-mat (n + m = 64k) runs thorough by default; forced lean, each
-    // member runs one iteration on the graph in all (round 0), and the
-    // combination rounds still lift Q above any single iteration's.
+    // cond-mat (n + m = 64k) runs paced by default: one iteration per member
+    // and round; thorough, at least two per member in round 0 and one after;
+    // lean, one per member in all (round 0), and the combination rounds still
+    // lift Q above any single iteration's.
     const graph_data g = read_graph(data + "/cond-mat.graph.gz");
     cluster_options o;
     o.seed = 2;
     const cluster_result by_size = cluster_graph(g, o);
-    CHECK_FALSE(by_size.lean);
-    CHECK(by_size.iterations >= 2 * by_size.members + (by_size.steps - 1) * by_size.members);
+    CHECK(by_size.schedule == ensemble_schedule::paced);
+    CHECK(by_size.iterations == by_size.steps * by_size.members);
+    CHECK(by_size.modularity > 0.853);
+    o.schedule = ensemble_schedule::thorough;
+    const cluster_result thorough = cluster_graph(g, o);
+    CHECK(thorough.schedule == ensemble_schedule::thorough);
+    CHECK(thorough.iterations >= 2 * thorough.members + (thorough.steps - 1) * thorough.members);
     o.schedule = ensemble_schedule::lean;
     std::vector<double> after_round;
     o.progress = [&](std::uint64_t, double q, vertex) { after_round.push_back(q); };
     const cluster_result r = cluster_graph(g, o);
-    CHECK(r.lean);
+    CHECK(r.schedule == ensemble_schedule::lean);
     CHECK(r.iterations == r.members);
     REQUIRE(r.steps >= 2);
     REQUIRE(after_round.size() == r.steps);
@@ -458,7 +473,7 @@ TEST_CASE("big graphs get the lean schedule: one iteration per member, then loca
     CHECK(r.modularity > after_round.front() + 0.0005);
     CHECK(r.modularity == Approx(modularity_of(g, r.assignment)).margin(1e-12));
     CHECK(r.modularity > 0.852);
-    CHECK(r.modularity <= by_size.modularity + 0.002);
+    CHECK(r.modularity <= thorough.modularity + 0.002);
 }
 
 TEST_CASE("compact numbers any ids densely, in the order of first appearance") {
@@ -496,8 +511,9 @@ TEST_CASE("members on core 0 find what they find on cores of their own, to the b
     // (members_on_core0): only the time may change, not the clustering.
     for (const char* file : {"dolphins.graph.gz", "jazz.graph.gz", "cond-mat.graph.gz"}) {
         const graph_data g = read_graph(data + "/" + file);
-        for (const ensemble_schedule schedule : {ensemble_schedule::thorough, ensemble_schedule::lean}) {
-            INFO(file << (schedule == ensemble_schedule::lean ? " lean" : " thorough"));
+        for (const ensemble_schedule schedule :
+             {ensemble_schedule::thorough, ensemble_schedule::paced, ensemble_schedule::lean}) {
+            INFO(file << " " << name(schedule));
             cluster_options o;
             o.cores = 3; // oversubscribed on 2 CPUs
             o.members = 3;

@@ -53,19 +53,22 @@ options:
   --max-steps K                  greedy: stop after K moves (default: until no gain)
   --seed S                       random seed of the multilevel algorithm (default 1)
   --effort X                     multilevel: how hard to search (default 1): a gain
-                                 below 0.001 / X ends a member's iterations and the rounds,
-                                 and graphs with n + m < 10000 get up to X * 30000 / (n + m)
-                                 more rounds without one (1 to 64 in all; the search ends
-                                 sooner once 6 x X restarts found the best Q again); on graphs with
-                                 n + m >= 100000, X <= 1 runs the lean schedule (one
-                                 multilevel iteration per member, then only local moving
-                                 after each round's combination), above 1 the thorough one
-                                 (iterations until one gains no more)
+                                 below 0.001 / X ends a member's iterations and the rounds
+                                 (half that the paced schedule's rounds), and graphs with
+                                 n + m < 10000 get up to X * 30000 / (n + m) more rounds
+                                 without one (1 to 64 in all; the search ends sooner once
+                                 6 x X restarts found the best Q again); X > 1 runs the
+                                 thorough schedule at every size (see --schedule)
   --ensemble K                   multilevel: members of the ensemble (default: one per
                                  core, at least 2, on graphs with n + m < 10000; 2 on
                                  bigger ones, so that memory does not grow with the cores)
-  --schedule auto|lean|thorough  multilevel: a member's work per round (default auto: lean
-                                 on graphs with n + m >= 100000 at --effort <= 1, else thorough)
+  --schedule auto|thorough|paced|lean   multilevel: a member's work per round. thorough:
+                                 multilevel iterations until one gains no more; paced:
+                                 one iteration a round, and more rounds; lean: one
+                                 iteration in round 0, then only local moving after each
+                                 round's combination. auto (default): at --effort <= 1
+                                 lean on graphs with n + m >= 100000, paced from 10000,
+                                 else thorough
   --format metis|el|pajek        the file's format, if its name does not say
   --shared-memory BYTES          MESH shared memory to reserve, each of cached and
                                  non-cached (a number, or with K, M, G or T: 64G);
@@ -364,7 +367,7 @@ int main(int argc, char** argv) {
                         static_cast<unsigned long long>(tacomesh::posix::peak_resident_bytes()), r.members);
             if (o.algo == modularity::algorithm::multilevel)
                 std::printf(", \"schedule\": \"%s\", \"iterations\": %llu, \"members_on\": \"%s\"",
-                            r.lean ? "lean" : "thorough", static_cast<unsigned long long>(r.iterations),
+                            modularity::name(r.schedule), static_cast<unsigned long long>(r.iterations),
                             r.on_core0 ? "core 0" : "own cores");
             if (c.members) print_json_members(g, r.assignment);
             std::fputs("}\n", stdout);

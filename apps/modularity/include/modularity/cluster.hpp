@@ -35,12 +35,13 @@ inline algorithm parse_algorithm(std::string_view s) {
     throw std::invalid_argument("unknown algorithm '" + std::string(s) + "' (greedy, multilevel)");
 }
 
-/// --schedule's value: auto (by the graph's size, lean_schedule), lean or thorough.
+/// --schedule's value: auto (by the graph's size, schedule_for), thorough, paced or lean.
 inline ensemble_schedule parse_schedule(std::string_view s) {
     if (s == "auto") return ensemble_schedule::by_size;
     if (s == "lean") return ensemble_schedule::lean;
+    if (s == "paced") return ensemble_schedule::paced;
     if (s == "thorough") return ensemble_schedule::thorough;
-    throw std::invalid_argument("--schedule needs auto, lean or thorough, not '" + std::string(s) + "'");
+    throw std::invalid_argument("--schedule needs auto, thorough, paced or lean, not '" + std::string(s) + "'");
 }
 
 using tacomesh::posix::execution_mode;
@@ -60,7 +61,7 @@ struct cluster_options {
     std::uint64_t seed = 1;
     double effort = 1; ///< multilevel: more rounds on small graphs (see ensemble_search.hpp)
     std::uint32_t members = 0; ///< multilevel: ensemble members; 0: by size and cores (ensemble_members)
-    /// multilevel: a member's work per round; by_size: lean on big graphs at effort <= 1 (lean_schedule)
+    /// multilevel: a member's work per round; by_size: by the graph's size and the effort (schedule_for)
     ensemble_schedule schedule = ensemble_schedule::by_size;
     /// multilevel: where the members run; by_size: on core 0 on small graphs (members_on_core0)
     member_placement placement = member_placement::by_size;
@@ -112,7 +113,7 @@ struct cluster_result {
     std::vector<cluster> assignment;
     bool oversubscribed = false; ///< more cores than CPUs
     std::uint32_t members = 0;   ///< multilevel: the ensemble's members
-    bool lean = false;           ///< multilevel: the members ran the lean schedule (lean_schedule)
+    ensemble_schedule schedule = ensemble_schedule::thorough; ///< multilevel: the members' schedule (schedule_for)
     bool on_core0 = false;       ///< multilevel: the members ran one after the other on core 0 (members_on_core0)
     std::uint64_t iterations = 0; ///< multilevel: iterations on the graph, all members together
 };
@@ -159,7 +160,7 @@ cluster_result cluster_variant(const graph_data& g, const cluster_options& o, co
     ensemble_result r = ensemble_search<G, M, C>(g, p);
     cluster_result out{r.modularity, r.clusters, r.rounds, true, r.seconds, 0, std::move(r.assignment)};
     out.members = r.members;
-    out.lean = r.lean;
+    out.schedule = r.schedule;
     out.on_core0 = r.on_core0;
     out.iterations = r.iterations;
     return out;

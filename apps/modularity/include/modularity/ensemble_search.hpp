@@ -28,15 +28,19 @@
 // consistency controller, so the search runs the same on threads and on
 // private-memory processes.
 //
-// How much a member does in a round is the schedule (lean_schedule):
-// thorough, multilevel iterations until one gains no more than the
-// tolerance, from singletons and again after the projection; lean (big
-// graphs), one multilevel iteration from singletons in round 0 and, after
-// the projection of later rounds, local moving on the graph only. On big
-// graphs the thorough schedule's extra iterations each cost two thirds of
-// the first (refinement and aggregation start again from singletons) and
-// gained 2e-5 on LFR graphs, where the lean one reaches the same Q in 0.55x
-// the time; on R-MAT graphs they gained 5e-4 (--effort above 1 buys them).
+// How much a member does in a round is the schedule (schedule_for):
+// thorough (small graphs), multilevel iterations until one gains no more
+// than the tolerance, from singletons and again after the projection;
+// paced (mid-size graphs), one multilevel iteration a round, from
+// singletons and after the projection, the rounds going on while they gain;
+// lean (big graphs), one multilevel iteration from singletons in round 0
+// and, after the projection of later rounds, local moving on the graph
+// only. On big graphs the thorough schedule's extra iterations each cost
+// two thirds of the first (refinement and aggregation start again from
+// singletons) and gained 2e-5 on LFR graphs, where the lean one reaches the
+// same Q in 0.55x the time; on R-MAT graphs they gained 5e-4 (--effort
+// above 1 buys them). On mid-size graphs the lean one lost 1e-3 on real
+// graphs (cond-mat); the paced one (below, paced_size) keeps most of it.
 //
 // Small graphs run their members one after the other on core 0, with no
 // workers and no shared maps (members_on_core0): there the round trips
@@ -69,7 +73,16 @@
 namespace modularity {
 
 /// A member's work per round (ensemble_search.hpp's header says which is which).
-enum class ensemble_schedule { by_size, thorough, lean };
+enum class ensemble_schedule { by_size, thorough, paced, lean };
+
+inline const char* name(ensemble_schedule s) {
+    switch (s) {
+    case ensemble_schedule::thorough: return "thorough";
+    case ensemble_schedule::paced: return "paced";
+    case ensemble_schedule::lean: return "lean";
+    default: return "auto";
+    }
+}
 /// Where the members run: one after the other on core 0, or each on a core of its own.
 enum class member_placement { by_size, core0, own_cores };
 
@@ -84,14 +97,15 @@ struct ensemble_params {
     /// Multilevel iterations without improvement before a member stops
     /// (thorough schedule).
     unsigned member_patience = 1;
-    /// How much a member does per round (lean_schedule): by the graph's
+    /// How much a member does per round (schedule_for): by the graph's
     /// size and `effort`, or as given.
     ensemble_schedule schedule = ensemble_schedule::by_size;
     /// Where the members run (members_on_core0): by the graph's size, or as given.
     member_placement placement = member_placement::by_size;
     /// A gain in Q of at most this does not count as an improvement, for a
-    /// member's iteration and for a round (so the search does not go on
-    /// for crumbs on big graphs; small graphs get more rounds anyway);
+    /// member's iteration and for a round (half of it for a round of the
+    /// paced schedule: detail::round_tolerance), so the search does not go
+    /// on for crumbs on big graphs (small graphs get more rounds anyway);
     /// 0: 1e-3 / effort.
     double tolerance = 0;
     std::function<void(std::uint64_t, double, vertex)> progress;
@@ -109,14 +123,14 @@ double q_of(const Graph& g, const std::vector<cluster>& of) {
 }
 
 /// Multilevel iterations from `of` until `patience` of them in a row gain
-/// no more than `tolerance`; leaves the best clustering seen in `of`,
-/// returns its Q.
+/// no more than `tolerance`, or `most` of them (0: no limit); leaves the
+/// best clustering seen in `of`, returns its Q.
 template <class Graph>
 double improve(const Graph& g, std::vector<cluster>& of, rng& r, workspace& ws, unsigned patience, double tolerance,
-               std::uint64_t* iterations = nullptr) {
+               std::uint64_t* iterations = nullptr, unsigned most = 0) {
     double best = q_of(g, of);
     std::vector<cluster> kept = of;
-    for (unsigned stall = 0; stall < patience;) {
+    for (unsigned stall = 0, done = 0; stall < patience && (most == 0 || done < most); ++done) {
         multilevel_iteration(g, of, r, ws);
         if (iterations) ++*iterations;
         const double q = q_of(g, of);
@@ -172,8 +186,18 @@ struct member_settings {
     std::uint64_t seed;
     unsigned patience; ///< ensemble_params::member_patience
     double tolerance;
-    bool lean;
+    ensemble_schedule schedule; ///< thorough, paced or lean
 };
+
+/// The gain that counts as an improvement for a round: half the member's on
+/// the paced schedule, whose rounds do one multilevel iteration each where
+/// the thorough one's do two or more. With the whole tolerance the paced
+/// rounds stopped one iteration sooner than the thorough ones where every
+/// iteration gains a little (R-MAT, the real graphs: Q 1e-4 to 2e-4 lower);
+/// with half, they go on there and stop as soon on LFR graphs (paced_size).
+inline double round_tolerance(const member_settings& s) {
+    return s.schedule == ensemble_schedule::paced ? s.tolerance / 2 : s.tolerance;
+}
 
 /// A member's search (the header's step 1), wherever it runs: inside a
 /// worker on a core of its own (ensemble_member), or on core 0 beside the
@@ -234,7 +258,9 @@ private:
             of.resize(n);
             for (vertex v = 0; v < n; ++v) of[v] = start[groups[v]];
         }
-        if (!s_.lean) return improve(g, of, r, ws_, s_.patience, s_.tolerance, &iterations_);
+        if (s_.schedule != ensemble_schedule::lean)
+            return improve(g, of, r, ws_, s_.patience, s_.tolerance, &iterations_,
+                           s_.schedule == ensemble_schedule::paced ? 1 : 0);
         if (from_singletons) {
             multilevel_iteration(g, of, r, ws_);
             ++iterations_;
@@ -298,7 +324,7 @@ struct ensemble_result {
     vertex clusters = 0;
     std::uint64_t rounds = 0;
     std::uint32_t members = 0;
-    bool lean = false;              ///< the schedule (lean_schedule)
+    ensemble_schedule schedule = ensemble_schedule::thorough; ///< the members' (schedule_for)
     bool on_core0 = false;          ///< the members ran one after the other on core 0 (members_on_core0)
     std::uint64_t iterations = 0;   ///< multilevel iterations on the graph, all members
     double seconds = 0;
@@ -352,8 +378,25 @@ inline unsigned repeat_limit(const ensemble_params& p) {
 inline constexpr std::size_t ensemble_cap_size = 10000;
 
 /// Graphs of at least this many vertices + edges get the lean schedule
-/// (lean_schedule).
+/// (schedule_for).
 inline constexpr std::size_t lean_size = 100000;
+
+/// Graphs of at least this many vertices + edges and under lean_size get
+/// the paced schedule (schedule_for): one multilevel iteration per member
+/// and round, the rounds going on while one gains more than half the
+/// tolerance (detail::round_tolerance). There the thorough schedule's second
+/// iteration of round 0 gained 1e-4 on LFR graphs and 6e-4 to 1.6e-3 on
+/// R-MAT and real ones, and round 1 runs an iteration anyway, after the
+/// combination. Against the thorough schedule, the binaries alternating
+/// (seeds 1-4): 0.74-0.80x the time on LFR graphs of 1k-10k vertices (set D
+/// of the README, never tuned on) and polblogs, 0.85-0.91x on R-MAT scale
+/// 12, cond-mat and hep-th, 1.02-1.03x on PGPgiantcompo, power and R-MAT
+/// scale 10, where the rounds go on (geomean 0.85x); Q, means of 20 seeds:
+/// +2e-5 to +8e-5 on R-MAT, cond-mat and hep-th, within 1.5e-5 on
+/// PGPgiantcompo and LFR 10k, -4e-5 on LFR 5k with mixing 0.5 and -6e-5 on
+/// power. Smaller graphs keep the thorough schedule, which reaches their
+/// best-known Q every seed.
+inline constexpr std::size_t paced_size = 10000;
 
 /// Graphs of fewer vertices + edges than this run their members one after
 /// the other on core 0 (members_on_core0).
@@ -390,15 +433,16 @@ inline std::uint32_t ensemble_members(const ensemble_params& p, taco::core_id co
     return size < ensemble_cap_size ? std::max<std::uint32_t>(2, cores) : 2;
 }
 
-/// Whether the members run the lean schedule (the header says what it
-/// does), unless ensemble_params::schedule says: on graphs of at least
-/// lean_size vertices + edges at effort 1 or less. Smaller graphs
-/// cost milliseconds a round and reach the best-known Q by the thorough one;
-/// --effort above 1 is a request for more search, which on big graphs means
-/// the thorough schedule's iterations.
-inline bool lean_schedule(const ensemble_params& p, std::size_t size) {
-    if (p.schedule != ensemble_schedule::by_size) return p.schedule == ensemble_schedule::lean;
-    return size >= lean_size && p.effort <= 1;
+/// The members' schedule (the header says what each does), unless
+/// ensemble_params::schedule says: at effort 1 or less, lean on graphs of at
+/// least lean_size vertices + edges, paced from paced_size, thorough below.
+/// Small graphs cost milliseconds a round and reach the best-known Q by the
+/// thorough one; --effort above 1 is a request for more search, which means
+/// the thorough schedule's iterations at every size.
+inline ensemble_schedule schedule_for(const ensemble_params& p, std::size_t size) {
+    if (p.schedule != ensemble_schedule::by_size) return p.schedule;
+    if (p.effort > 1 || size < paced_size) return ensemble_schedule::thorough;
+    return size >= lean_size ? ensemble_schedule::lean : ensemble_schedule::paced;
 }
 
 /// The gain that counts as an improvement (ensemble_params::tolerance).
@@ -459,7 +503,7 @@ double rounds_on_core0(ensemble_result& r, const mesh::sharing_ptr<shared_graph<
     for (std::uint32_t i = 0; i < members; ++i) searches.emplace_back(graph, i, s);
     std::vector<cluster> best, groups;
     const double best_q = run_rounds(
-        r, members, patience, s.tolerance, params,
+        r, members, patience, round_tolerance(s), params,
         [&](std::uint32_t round, bool fresh, std::span<double> q, std::vector<std::vector<cluster>>& all) {
             for (std::uint32_t i = 0; i < members; ++i)
                 q[i] = searches[i].build(round, fresh, all[i], [&] { return groups; }, [&] { return best; });
@@ -501,7 +545,7 @@ double rounds_on_cores(ensemble_result& r, const mesh::sharing_ptr<shared_graph<
     for (std::uint32_t i = 0; i < members; ++i) clusterings[i] = taco::sync(workers[i], &member::clustering);
     group = taco::make_group(workers);
     const double best_q = run_rounds(
-        r, members, patience, s.tolerance, params,
+        r, members, patience, round_tolerance(s), params,
         [&](std::uint32_t round, bool fresh, std::span<double> q, std::vector<std::vector<cluster>>& all) {
             taco::gather(group, taco::m2f(&member::build, round, fresh), q).get();
             for (std::uint32_t i = 0; i < members; ++i) all[i] = read_map(clusterings[i]);
@@ -529,8 +573,8 @@ ensemble_result ensemble_search(const graph_data& data, const ensemble_params& p
     ensemble_result r;
     r.on_core0 = members_on_core0(params, size);
     r.members = ensemble_members(params, taco::core_count(), size);
-    r.lean = lean_schedule(params, size);
-    const detail::member_settings s{params.seed, params.member_patience, gain_tolerance(params), r.lean};
+    r.schedule = schedule_for(params, size);
+    const detail::member_settings s{params.seed, params.member_patience, gain_tolerance(params), r.schedule};
     const unsigned patience = round_patience(params, size);
 
     const auto t0 = std::chrono::steady_clock::now();
