@@ -389,13 +389,14 @@ inline constexpr std::size_t lean_size = 100000;
 /// R-MAT and real ones, and round 1 runs an iteration anyway, after the
 /// combination. Against the thorough schedule, the binaries alternating
 /// (seeds 1-4): 0.74-0.80x the time on LFR graphs of 1k-10k vertices (set D
-/// of the README, never tuned on) and polblogs, 0.85-0.91x on R-MAT scale
-/// 12, cond-mat and hep-th, 1.02-1.03x on PGPgiantcompo, power and R-MAT
-/// scale 10, where the rounds go on (geomean 0.85x); Q, means of 20 seeds:
-/// +2e-5 to +8e-5 on R-MAT, cond-mat and hep-th, within 1.5e-5 on
-/// PGPgiantcompo and LFR 10k, -4e-5 on LFR 5k with mixing 0.5 and -6e-5 on
-/// power. Smaller graphs keep the thorough schedule, which reaches their
-/// best-known Q every seed.
+/// of the README) and polblogs, 0.85-0.91x on R-MAT scale 12, cond-mat and
+/// hep-th, 1.02-1.03x on PGPgiantcompo, power and R-MAT scale 10, where the
+/// rounds go on (geomean 0.85x); Q, means of 20 seeds: +2e-5 to +8e-5 on
+/// R-MAT, cond-mat and hep-th, within 1.5e-5 on PGPgiantcompo and LFR 10k,
+/// -4e-5 on LFR 5k with mixing 0.5 and -6e-5 on power. On set E, made after
+/// the choice and never tuned on, the same Q (medians of seeds 1-3) at
+/// 0.75-1.05x the time. Smaller graphs keep the thorough schedule, which
+/// reaches their best-known Q every seed.
 inline constexpr std::size_t paced_size = 10000;
 
 /// Graphs of fewer vertices + edges than this run their members one after
