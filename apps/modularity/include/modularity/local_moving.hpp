@@ -167,6 +167,21 @@ inline void shuffled_order(std::vector<vertex>& order, vertex n, rng& r) {
     shuffle(order, r);
 }
 
+/// The vertices of each group (ids 0..k-1), by counting sort:
+/// members[start[a] .. start[a + 1]) are group a's, in vertex order.
+struct grouped {
+    std::vector<vertex> start, members;
+};
+inline grouped group_members(const std::vector<cluster>& group, cluster k) {
+    const auto n = vertex(group.size());
+    grouped out{std::vector<vertex>(std::size_t(k) + 1, 0), std::vector<vertex>(n)};
+    for (vertex v = 0; v < n; ++v) ++out.start[group[v] + 1];
+    for (cluster a = 0; a < k; ++a) out.start[a + 1] += out.start[a];
+    std::vector<vertex> fill(out.start.begin(), out.start.end() - 1);
+    for (vertex v = 0; v < n; ++v) out.members[fill[group[v]]++] = v;
+    return out;
+}
+
 /// local_move's loop, from the queue already in ws.queue (ws.queued marking
 /// what is in it).
 template <class Graph>
@@ -364,18 +379,10 @@ inline cluster compact(std::vector<cluster>& ids) {
 template <class Graph>
 coarse_graph_t<Graph> aggregate(const Graph& g, const std::vector<cluster>& group, cluster k, workspace& ws) {
     using coarse = coarse_graph_t<Graph>;
-    const vertex n = g.vertex_count();
     coarse c;
     c.total = g.total_weight();
     c.vweights.assign(k, 0.0);
-    // members of each coarse vertex, by counting sort
-    std::vector<vertex> start(std::size_t(k) + 1, 0), members(n);
-    for (vertex v = 0; v < n; ++v) ++start[group[v] + 1];
-    for (cluster a = 0; a < k; ++a) start[a + 1] += start[a];
-    {
-        std::vector<vertex> fill(start.begin(), start.end() - 1);
-        for (vertex v = 0; v < n; ++v) members[fill[group[v]]++] = v;
-    }
+    const auto [start, members] = detail::group_members(group, k);
     ws.sums.resize(k);
     // One pass, into arrays reserved at the fine level's edge count (a
     // coarse vertex has at most one edge per fine edge of its members) and

@@ -41,13 +41,7 @@ template <class Graph>
 std::vector<std::uint8_t> moved_vertices(const Graph& g, const std::vector<cluster>& before,
                                          const std::vector<cluster>& after, workspace& ws) {
     const vertex n = g.vertex_count();
-    std::vector<vertex> first(std::size_t(n) + 1, 0), members(n);
-    for (vertex v = 0; v < n; ++v) ++first[after[v] + 1];
-    for (vertex c = 0; c < n; ++c) first[c + 1] += first[c];
-    {
-        std::vector<vertex> fill(first.begin(), first.end() - 1);
-        for (vertex v = 0; v < n; ++v) members[fill[after[v]]++] = v;
-    }
+    const auto [first, members] = group_members(after, n);
     std::vector<cluster> origin(n), dest(n);
     std::vector<double> dest_weight(n, -1.0);
     ws.sums.resize(n);
